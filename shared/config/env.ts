@@ -1,0 +1,52 @@
+/**
+ * Runtime configuration: one zod schema over `process.env`, parsed once at the composition root,
+ * failing fast with every problem listed.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1')
+  .optional();
+
+export const envSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** Requests per minute per project, shared by all instances. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  /** How long an Idempotency-Key is remembered. */
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
+  /** Stripe secret key; billing is off without it. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  SIGNUP_ENABLED: bool,
+  UPLOAD_BUCKET: z.string().min(1).optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface AppConfig {
+  readonly rateLimitPerMinute: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly billingEnabled: boolean;
+  readonly signupEnabled: boolean;
+  readonly storageEnabled: boolean;
+}
+
+export function toAppConfig(env: Env): AppConfig {
+  return {
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    idempotencyTtlSeconds: Math.round(env.IDEMPOTENCY_TTL_HOURS * 3600),
+    billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
+    signupEnabled: env.SIGNUP_ENABLED ?? false,
+    storageEnabled: env.UPLOAD_BUCKET !== undefined,
+  };
+}
+
+/** Parses the environment or throws one error naming every invalid variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,182 @@
+/**
+ * Project-wide custom fields: the list with inferred types and coverage, distinct values, where a
+ * field is used, and deleting a field from every contact.
+ *
+ * Coverage and values read the project's contacts through the contacts index (a Query, never a
+ * Scan); their cost grows with the project, so they belong to dashboard use, not hot paths.
+ */
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { badRequest, notFound } from '../errors';
+import type { Deps } from '../ports';
+import { queryAll } from '../store/dynamo';
+import { keys } from '../table';
+import { type ContactData, type FieldType, getPath, leafPaths, removePath } from './data';
+import { forgetFieldTypes, listFieldTypes } from './field-types';
+import { fromItem, getContactRecord, replaceContact } from './repository';
+
+type FieldDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'queue'>;
+
+export const STANDARD_FIELDS: Readonly<Record<string, FieldType>> = {
+  email: 'string',
+  subscribed: 'boolean',
+  createdAt: 'date',
+  updatedAt: 'date',
+};
+
+export interface FieldDescriptor {
+  readonly field: string;
+  readonly type: FieldType;
+  readonly isCustom: boolean;
+  readonly coverage: number;
+}
+
+/** `data.plan` or `plan` -> custom path `plan`; standard names stay standard. */
+export function parseFieldName(raw: string): { standard: string } | { custom: string } {
+  const name = raw.trim();
+  if (name in STANDARD_FIELDS) return { standard: name };
+  const path = name.startsWith('data.') ? name.slice(5) : name;
+  if (!path || path.split('.').some((p) => p.length === 0)) throw badRequest(`Invalid field name: ${raw}`);
+  return { custom: path };
+}
+
+async function* contactsOf(deps: FieldDeps, projectId: string) {
+  for await (const item of queryAll(deps.db, {
+    TableName: deps.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :p',
+    ExpressionAttributeValues: { ':p': keys.contactsIndex(projectId) },
+  })) {
+    yield fromItem(item);
+  }
+}
+
+export async function listFields(deps: FieldDeps, projectId: string): Promise<FieldDescriptor[]> {
+  const types = await listFieldTypes(deps, projectId);
+  const counts = new Map<string, number>();
+  let total = 0;
+  for await (const contact of contactsOf(deps, projectId)) {
+    total++;
+    for (const path of leafPaths(contact.data)) counts.set(path, (counts.get(path) ?? 0) + 1);
+  }
+  const ratio = (n: number) => (total === 0 ? 0 : Math.round((n / total) * 10_000) / 10_000);
+  const standard = Object.entries(STANDARD_FIELDS).map(([field, type]) => ({
+    field,
+    type,
+    isCustom: false,
+    coverage: total === 0 ? 0 : 1,
+  }));
+  const custom = types
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map((t) => ({ field: `data.${t.path}`, type: t.type, isCustom: true, coverage: ratio(counts.get(t.path) ?? 0) }));
+  return [...standard, ...custom];
+}
+
+async function requireCustomField(deps: FieldDeps, projectId: string, path: string) {
+  const types = await listFieldTypes(deps, projectId);
+  const match = types.filter((t) => t.path === path || t.path.startsWith(`${path}.`));
+  if (match.length === 0) throw notFound(`Field data.${path}`);
+  return match;
+}
+
+export interface FieldValues {
+  readonly field: string;
+  readonly values: unknown[];
+  readonly count: number;
+  readonly limit: number;
+}
+
+/** Distinct values of a field, most frequent first. */
+export async function fieldValues(deps: FieldDeps, projectId: string, raw: string, limit: number): Promise<FieldValues> {
+  const name = parseFieldName(raw);
+  if ('custom' in name) await requireCustomField(deps, projectId, name.custom);
+  const tally = new Map<string, { value: unknown; n: number }>();
+  for await (const contact of contactsOf(deps, projectId)) {
+    const value: unknown =
+      'custom' in name ? getPath(contact.data, name.custom) : (contact as unknown as Record<string, unknown>)[name.standard];
+    if (value === undefined || value === null) continue;
+    const key = JSON.stringify(value);
+    const entry = tally.get(key);
+    if (entry) entry.n++;
+    else tally.set(key, { value, n: 1 });
+  }
+  const sorted = [...tally.values()].sort((a, b) => b.n - a.n);
+  const field = 'custom' in name ? `data.${name.custom}` : name.standard;
+  return { field, values: sorted.slice(0, limit).map((e) => e.value), count: sorted.length, limit };
+}
+
+export interface FieldUsage {
+  readonly field: string;
+  readonly segments: { id: string; name: string }[];
+  readonly campaigns: { id: string; name: string }[];
+  readonly workflows: { id: string; name: string }[];
+}
+
+/** Segments, campaigns and workflows whose definitions reference the field. */
+export async function fieldUsage(deps: FieldDeps, projectId: string, raw: string): Promise<FieldUsage> {
+  const name = parseFieldName(raw);
+  const field = 'custom' in name ? `data.${name.custom}` : name.standard;
+  if ('custom' in name) await requireCustomField(deps, projectId, name.custom);
+  const usage: FieldUsage = { field, segments: [], campaigns: [], workflows: [] };
+  const lists = { 'SEGMENT#': usage.segments, 'CAMPAIGN#': usage.campaigns, 'WORKFLOW#': usage.workflows };
+  for (const prefix of keys.definitionPrefixes) {
+    for await (const item of queryAll(deps.db, {
+      TableName: deps.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': prefix },
+    })) {
+      if (references(item, field)) lists[prefix].push({ id: String(item.id), name: String(item.name ?? '') });
+    }
+  }
+  return usage;
+}
+
+/** True when a definition holds a filter on the field (or below it), or writes it (UPDATE_CONTACT). */
+function references(node: unknown, field: string): boolean {
+  if (Array.isArray(node)) return node.some((n) => references(n, field));
+  if (typeof node !== 'object' || node === null) return false;
+  const obj = node as Record<string, unknown>;
+  if (typeof obj.field === 'string' && (obj.field === field || obj.field.startsWith(`${field}.`))) return true;
+  if (obj.type === 'UPDATE_CONTACT' && field.startsWith('data.')) {
+    const data = (obj.config as { data?: ContactData } | undefined)?.data;
+    if (data && getPath(data, field.slice(5)) !== undefined) return true;
+  }
+  return Object.values(obj).some((v) => references(v, field));
+}
+
+/**
+ * Deletes a custom field: its type record goes at once (so the next value infers a type anew) and
+ * the maintenance queue strips the value from every contact.
+ */
+export async function deleteField(deps: FieldDeps, projectId: string, raw: string): Promise<{ field: string; deleted: true }> {
+  const name = parseFieldName(raw);
+  if ('standard' in name) throw badRequest(`${name.standard} is a standard field and cannot be deleted`);
+  const types = await requireCustomField(deps, projectId, name.custom);
+  // Queue first: if we crash after it, the strip still runs; the type records are removed below.
+  await deps.queue.send('maintenance', { type: 'field.strip', projectId, path: name.custom });
+  for (const t of types) {
+    await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.field(projectId, t.path) }));
+  }
+  forgetFieldTypes(deps, projectId, name.custom);
+  return { field: `data.${name.custom}`, deleted: true };
+}
+
+/** Maintenance job: removes a data path from every contact that has it. Idempotent. */
+export async function stripField(deps: FieldDeps, projectId: string, path: string): Promise<number> {
+  let changed = 0;
+  for await (const contact of contactsOf(deps, projectId)) {
+    let current = contact;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const data = structuredClone(current.data) as ContactData;
+      if (!removePath(data, path)) break;
+      const next = { ...current, data, version: current.version + 1, updatedAt: deps.clock.now().toISOString() };
+      if (await replaceContact(deps, projectId, next, current.version)) {
+        changed++;
+        break;
+      }
+      const fresh = await getContactRecord(deps, projectId, current.id);
+      if (!fresh || fresh.deletedAt) break;
+      current = fresh;
+    }
+  }
+  return changed;
+}

@@ -1,0 +1,37 @@
+/** zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else. */
+import type { z } from 'zod';
+import { type FieldIssue, validationError } from '../errors';
+
+/** zod 4 renamed some issue codes; the spec names the zod 3 ones. */
+const codeAliases: Record<string, string> = { invalid_format: 'invalid_string' };
+
+function describeReceived(issue: z.core.$ZodIssue): unknown {
+  const input = (issue as { input?: unknown }).input;
+  if (issue.code === 'invalid_type') {
+    if (input === undefined) return 'undefined';
+    if (input === null) return 'null';
+    return Array.isArray(input) ? 'array' : typeof input;
+  }
+  if (typeof input === 'string') return input.length > 200 ? `${input.slice(0, 200)}…` : input;
+  if (typeof input === 'number' || typeof input === 'boolean') return input;
+  return undefined;
+}
+
+export function toFieldIssues(error: z.ZodError, prefix: readonly (string | number)[] = []): FieldIssue[] {
+  return error.issues.map((issue) => {
+    const received = describeReceived(issue);
+    return {
+      field: [...prefix, ...issue.path].map(String).join('.'),
+      message: issue.message,
+      code: codeAliases[issue.code] ?? issue.code,
+      ...(received === undefined ? {} : { received }),
+    };
+  });
+}
+
+/** Parses or throws a 422 listing every problem. `prefix` roots the field paths (e.g. `query`). */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, prefix: readonly string[] = []): z.output<S> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw validationError(toFieldIssues(result.error, prefix));
+  return result.data;
+}

@@ -1,0 +1,108 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { awsDeps, parseAwsSettings, queueEnvVar } from '../../../../shared/composition/aws';
+
+const sqs = mockClient(SQSClient);
+const scheduler = mockClient(SchedulerClient);
+const ses = mockClient(SESv2Client);
+const s3 = mockClient(S3Client);
+
+const env = {
+  TABLE_NAME: 'sesame-table',
+  QUEUE_MAINTENANCE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/sesame-maintenance',
+  QUEUE_MAINTENANCE_ARN: 'arn:aws:sqs:eu-west-1:123456789012:sesame-maintenance',
+  SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/sesame-scheduler',
+  SCHEDULER_GROUP_NAME: 'sesame-prod',
+  SES_CONFIGURATION_SET: 'sesame-events',
+  UPLOAD_BUCKET: 'sesame-uploads',
+};
+
+beforeEach(() => {
+  for (const mock of [sqs, scheduler, ses, s3]) mock.reset();
+});
+
+afterAll(() => {
+  for (const mock of [sqs, scheduler, ses, s3]) mock.restore();
+});
+
+describe('queueEnvVar', () => {
+  it('upper-cases the queue name and turns - into _', () => {
+    expect(queueEnvVar('maintenance', 'URL')).toBe('QUEUE_MAINTENANCE_URL');
+    expect(queueEnvVar('campaign-send', 'ARN')).toBe('QUEUE_CAMPAIGN_SEND_ARN');
+  });
+});
+
+describe('awsDeps', () => {
+  it('fails fast naming a missing TABLE_NAME', () => {
+    const { TABLE_NAME: _, ...rest } = env;
+    expect(() => awsDeps(rest)).toThrow(/^Invalid environment: .*TABLE_NAME/);
+  });
+
+  it('lists every problem in one error', () => {
+    expect(() => awsDeps({ SCHEDULER_ROLE_ARN: 'not-an-arn', QUEUE_MAINTENANCE_URL: 'nope' })).toThrow(
+      /TABLE_NAME.*SCHEDULER_ROLE_ARN: expected an IAM role ARN.*QUEUE_MAINTENANCE_URL/,
+    );
+  });
+
+  it('wires every port from the environment', async () => {
+    const deps = awsDeps(env);
+    expect(deps.tableName).toBe('sesame-table');
+    expect(deps.config).toMatchObject({
+      storageEnabled: true,
+      billingEnabled: false,
+      rateLimitPerMinute: 1000,
+    });
+    expect(deps.clock.now()).toBeInstanceOf(Date);
+    expect(deps.ids.uuid()).toMatch(/^[0-9a-f-]{36}$/);
+
+    await deps.queue.send('maintenance', { type: 'x' });
+    expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.QueueUrl).toBe(env.QUEUE_MAINTENANCE_URL);
+
+    await deps.scheduler.scheduleAt({
+      name: 'n',
+      at: new Date(Date.now() + 3_600_000),
+      queue: 'maintenance',
+      message: { type: 'x' },
+    });
+    expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input).toMatchObject({
+      GroupName: 'sesame-prod',
+      Target: { Arn: env.QUEUE_MAINTENANCE_ARN, RoleArn: env.SCHEDULER_ROLE_ARN },
+    });
+
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm' });
+    await deps.mailer.sendRaw({ from: 'a@example.com', to: ['b@example.com'], raw: new Uint8Array([1]) });
+    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.ConfigurationSetName).toBe('sesame-events');
+
+    await deps.blobs.put('k', new Uint8Array([1]), 'text/plain');
+    expect(s3.commandCalls(PutObjectCommand)[0]!.args[0].input.Bucket).toBe('sesame-uploads');
+  });
+
+  it('builds a document client that drops undefined values', () => {
+    const deps = awsDeps(env);
+    expect(deps.db.config.translateConfig?.marshallOptions).toEqual({
+      removeUndefinedValues: true,
+      convertClassInstanceToMap: false,
+    });
+  });
+
+  it('answers with clear errors from ports whose settings are absent, when used', async () => {
+    const deps = awsDeps({ TABLE_NAME: 't' });
+    expect(deps.config.storageEnabled).toBe(false);
+    await expect(deps.blobs.get('k')).rejects.toThrow(
+      'Blob storage is not configured for this function: set UPLOAD_BUCKET',
+    );
+    await expect(deps.scheduler.cancel('n')).rejects.toThrow('set SCHEDULER_ROLE_ARN');
+    await expect(deps.queue.send('maintenance', { type: 'x' })).rejects.toThrow('no URL configured');
+    expect(s3.calls()).toHaveLength(0);
+  });
+});
+
+describe('parseAwsSettings', () => {
+  it('defaults the schedule group', () => {
+    expect(parseAwsSettings({ TABLE_NAME: 't' }).schedulerGroupName).toBe('default');
+  });
+});

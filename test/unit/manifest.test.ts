@@ -1,0 +1,52 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { manifest, routeKey } from '../../shared/manifest';
+
+const root = join(import.meta.dirname, '..', '..');
+
+function handlerModules(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...handlerModules(path));
+    else if (name === 'index.ts') out.push(relative(root, path));
+  }
+  return out;
+}
+
+const named = [
+  ...manifest.routeGroups.map((g) => g.handler),
+  ...manifest.queues.map((q) => q.handler),
+  ...manifest.schedules.map((s) => s.handler),
+];
+
+describe('manifest', () => {
+  it('names every handler module under functions/, and only existing ones', () => {
+    const onDisk = handlerModules(join(root, 'functions')).sort();
+    expect(onDisk).toEqual([...new Set(named)].sort());
+    for (const path of named) expect(existsSync(join(root, path)), path).toBe(true);
+  });
+
+  it('puts each entry point under the folder of its trigger', () => {
+    for (const g of manifest.routeGroups) expect(g.handler).toMatch(/^functions\/http\/[\w-]+\/index\.ts$/);
+    for (const q of manifest.queues) expect(q.handler).toMatch(/^functions\/queues\/[\w-]+\/index\.ts$/);
+    for (const s of manifest.schedules) expect(s.handler).toMatch(/^functions\/schedules\/[\w-]+\/index\.ts$/);
+  });
+
+  it('has unique names and unique routes', () => {
+    const names = [...manifest.routeGroups, ...manifest.queues, ...manifest.schedules].map((e) => e.name);
+    expect(new Set(names).size).toBe(names.length);
+    const routes = manifest.routeGroups.flatMap((g) => g.routes.map(routeKey));
+    expect(new Set(routes).size).toBe(routes.length);
+    expect(manifest.routeGroups.map((g) => g.name)).toContain(manifest.fallbackGroup);
+  });
+
+  it('exports createHandler and handler from every module', async () => {
+    for (const path of named) {
+      const mod = (await import(join(root, path))) as Record<string, unknown>;
+      expect(typeof mod.createHandler, path).toBe('function');
+      expect(typeof mod.handler, path).toBe('function');
+    }
+  });
+});
