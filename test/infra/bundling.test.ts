@@ -1,0 +1,45 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { expect, it } from 'vitest';
+import { SesameFunction } from '../../lib/constructs/sesame-function';
+
+// Bundles one small fixture for real (local esbuild, no Docker) to check the bundling options;
+// `npm run synth` bundles the real handlers.
+it('bundles a self-contained, minified ESM module with source maps and the AWS SDK inside', () => {
+  const app = new App();
+  const stack = new Stack(app, 'Bundling');
+  new SesameFunction(stack, 'Fn', { entry: 'test/infra/fixtures/sdk-handler.ts' });
+  Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+    Handler: 'index.handler',
+    Runtime: 'nodejs22.x',
+  });
+
+  const assetDir = readdirSync(app.outdir)
+    .map((name) => path.join(app.outdir, name))
+    .find((dir) => existsSync(path.join(dir, 'index.mjs')));
+  expect(assetDir).toBeDefined();
+  const code = readFileSync(path.join(assetDir!, 'index.mjs'), 'utf8');
+  expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+  expect(existsSync(path.join(assetDir!, 'index.mjs.map'))).toBe(true);
+  expect(code.split('\n').length).toBeLessThan(100); // minified
+
+  // Run it where no node_modules can be found: the SDK must be inside the bundle, and the
+  // CommonJS parts of it must load through the banner's `require`.
+  const sandbox = mkdtempSync(path.join(tmpdir(), 'sesame-bundle-'));
+  try {
+    cpSync(assetDir!, sandbox, { recursive: true });
+    const output = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('./index.mjs'); console.log(await m.handler());"],
+      { cwd: sandbox, encoding: 'utf8' },
+    );
+    expect(output.trim()).toBe('SQS');
+  } finally {
+    rmSync(sandbox, { recursive: true, force: true });
+    rmSync(app.outdir, { recursive: true, force: true });
+  }
+});

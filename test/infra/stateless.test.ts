@@ -1,0 +1,333 @@
+import { describe, expect, it } from 'vitest';
+import { TABLE_ITEM_ACTIONS } from '../../lib/constructs/data-table';
+import { queueEnvPrefix, queueSettings } from '../../lib/constructs/work-queue';
+import { pascalCase } from '../../lib/stateful-stack';
+import { queueEnvVar } from '../../shared/composition/aws';
+import { defaults } from '../../shared/manifest';
+import { logicalId, manifestWithSchedule, policyStatements, resourcesOfType, synthSesame } from './support';
+
+const sesame = synthSesame({ manifest: manifestWithSchedule });
+const { stateless, stateful, statelessTemplate: template, manifest } = sesame;
+
+const functionId = (id: string) => {
+  const fn = stateless.functions.get(id);
+  if (!fn) throw new Error(`no function ${id}`);
+  return logicalId(stateless, fn.function);
+};
+const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+
+describe('HTTP API', () => {
+  const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route'));
+  const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
+
+  it('has exactly the routes of the manifest', () => {
+    const expected = manifest.routeGroups.flatMap((g) => g.routes.map((r) => `${r.method} ${r.path}`));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...expected].sort());
+  });
+
+  for (const group of manifest.routeGroups) {
+    it(`routes every ${group.name} path to the ${group.name} Lambda with payload format 2.0`, () => {
+      const fnId = functionId(`Http${pascalCase(group.name)}`);
+      const [integrationId, ...others] = Object.entries(integrations)
+        .filter(
+          ([, i]) =>
+            JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [fnId, 'Arn'] }),
+        )
+        .map(([id]) => id);
+      expect(others).toEqual([]);
+      expect(integrations[integrationId!]?.Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+      });
+      for (const route of group.routes) {
+        const found = routes.find((r) => r.Properties.RouteKey === `${route.method} ${route.path}`);
+        expect(found?.Properties.Target).toEqual({
+          'Fn::Join': ['', ['integrations/', { Ref: integrationId }]],
+        });
+      }
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] },
+      });
+    });
+  }
+
+  it('logs access to a log group with a retention, and throttles', () => {
+    const stage = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Stage'));
+    expect(stage).toHaveLength(1);
+    expect(stage[0]?.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+    const destination = (
+      stage[0]!.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': string[] } }
+    ).DestinationArn['Fn::GetAtt'][0]!;
+    expect(resourcesOfType(template, 'AWS::Logs::LogGroup')[destination]?.Properties).toMatchObject({
+      RetentionInDays: 30,
+    });
+  });
+});
+
+describe('functions', () => {
+  const expectedCount = manifest.routeGroups.length + manifest.queues.length + manifest.schedules.length;
+
+  it('are one per route group, queue and schedule', () => {
+    expect(Object.keys(functions)).toHaveLength(expectedCount);
+  });
+
+  it('run Node.js 22 on arm64, outside any VPC, without provisioned or reserved concurrency', () => {
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+      expect(fn.Properties.VpcConfig).toBeUndefined();
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+    template.resourceCountIs('AWS::Lambda::Version', 0);
+    template.resourceCountIs('AWS::Lambda::Alias', 0);
+  });
+
+  it('use the source maps their bundles carry', () => {
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties.Handler).toBe('index.handler');
+      expect(fn.Properties.Environment).toMatchObject({
+        Variables: { NODE_OPTIONS: '--enable-source-maps' },
+      });
+    }
+  });
+
+  it('each log to their own log group, kept one month', () => {
+    const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup');
+    const used = Object.values(functions).map(
+      (fn) => (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref,
+    );
+    expect(new Set(used).size).toBe(expectedCount);
+    for (const id of used) expect(logGroups[id]?.Properties).toMatchObject({ RetentionInDays: 30 });
+  });
+
+  it('name queue variables as the runtime reads them', () => {
+    for (const q of manifest.queues) {
+      expect(`${queueEnvPrefix(q.name)}_URL`).toBe(queueEnvVar(q.name, 'URL'));
+      expect(`${queueEnvPrefix(q.name)}_ARN`).toBe(queueEnvVar(q.name, 'ARN'));
+    }
+    expect(queueEnvPrefix('campaign-send')).toBe('QUEUE_CAMPAIGN_SEND');
+  });
+
+  it('get the environment of every port', () => {
+    const queueVars = manifest.queues.flatMap((q) => [
+      `${queueEnvPrefix(q.name)}_URL`,
+      `${queueEnvPrefix(q.name)}_ARN`,
+    ]);
+    for (const fn of Object.values(functions)) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(Object.keys(variables).sort()).toEqual(
+        [
+          'NODE_OPTIONS',
+          'TABLE_NAME',
+          'UPLOAD_BUCKET',
+          'SCHEDULER_ROLE_ARN',
+          'SCHEDULER_GROUP_NAME',
+          ...queueVars,
+        ].sort(),
+      );
+      expect(variables.SCHEDULER_GROUP_NAME).toBe(stateful.oneOffScheduler.group.scheduleGroupName);
+    }
+  });
+
+  it('take memory and timeout from the manifest, else from defaults', () => {
+    for (const group of manifest.routeGroups) {
+      expect(functions[functionId(`Http${pascalCase(group.name)}`)]?.Properties).toMatchObject({
+        MemorySize: group.memoryMb ?? defaults.memoryMb,
+        Timeout: group.timeoutSeconds ?? defaults.httpTimeoutSeconds,
+      });
+    }
+    for (const def of manifest.queues) {
+      expect(functions[functionId(`Worker${pascalCase(def.name)}`)]?.Properties).toMatchObject({
+        Timeout: queueSettings(def).timeoutSeconds,
+      });
+    }
+  });
+});
+
+describe('queue workers', () => {
+  const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
+
+  it('have one event source per queue, reporting partial batch failures', () => {
+    expect(mappings).toHaveLength(manifest.queues.length);
+    for (const mapping of mappings) {
+      expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    }
+  });
+
+  for (const def of manifest.queues) {
+    it(`${def.name}: reads its queue with the manifest's batch size and concurrency cap`, () => {
+      const settings = queueSettings(def);
+      const queueArnExport = stateful.resolve(stateful.queues.get(def.name)!.queue.queueArn);
+      const mapping = mappings.find(
+        (m) =>
+          JSON.stringify(m.Properties.FunctionName) ===
+          JSON.stringify({ Ref: functionId(`Worker${pascalCase(def.name)}`) }),
+      );
+      expect(mapping?.Properties).toMatchObject({
+        BatchSize: settings.batchSize,
+        ScalingConfig: { MaximumConcurrency: settings.maxConcurrency },
+        EventSourceArn: { 'Fn::ImportValue': expect.stringContaining(queueArnExport['Fn::GetAtt'][0]) },
+      });
+    });
+  }
+});
+
+describe('schedules', () => {
+  it('invoke each manifest schedule handler on its expression', () => {
+    const schedules = Object.values(resourcesOfType(template, 'AWS::Scheduler::Schedule'));
+    expect(schedules).toHaveLength(manifest.schedules.length);
+    for (const def of manifest.schedules) {
+      const fnArn = { 'Fn::GetAtt': [functionId(`Schedule${pascalCase(def.name)}`), 'Arn'] };
+      const schedule = schedules.find((s) => s.Properties.Description === def.description);
+      expect(schedule?.Properties).toMatchObject({
+        ScheduleExpression: def.expression,
+        State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: { Arn: fnArn },
+      });
+      // The target role may invoke that function and nothing else.
+      const roleId = (schedule!.Properties.Target as { RoleArn: { 'Fn::GetAtt': string[] } }).RoleArn[
+        'Fn::GetAtt'
+      ][0];
+      const rolePolicies = Object.values(resourcesOfType(template, 'AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`),
+      );
+      expect(
+        rolePolicies.map((p) => (p.Properties.PolicyDocument as { Statement: unknown }).Statement),
+      ).toEqual([[{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: fnArn }]]);
+    }
+  });
+
+  it('are not created when the manifest has none', () => {
+    const real = synthSesame();
+    real.statelessTemplate.resourceCountIs('AWS::Scheduler::Schedule', 0);
+  });
+});
+
+describe('IAM', () => {
+  const statements = policyStatements(template);
+
+  it('grants no wildcard actions anywhere', () => {
+    for (const { actions } of statements) {
+      for (const action of actions) expect(action).not.toMatch(/\*/);
+    }
+    for (const { actions } of policyStatements(sesame.statefulTemplate)) {
+      for (const action of actions) expect(action).not.toMatch(/\*/);
+    }
+  });
+
+  it('attaches no managed policies to function roles', () => {
+    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('gives every function exactly the actions its ports need', () => {
+    const workerActions = [
+      'sqs:ReceiveMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueUrl',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+    ];
+    for (const [id, sesameFunction] of stateless.functions) {
+      const roleId = logicalId(stateless, sesameFunction.role);
+      const actions = new Set(
+        statements
+          .filter(({ policy }) =>
+            JSON.stringify(resourcesOfType(template, 'AWS::IAM::Policy')[policy]?.Properties?.Roles).includes(
+              `"${roleId}"`,
+            ),
+          )
+          .flatMap((s) => s.actions),
+      );
+      const expected = [
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        ...TABLE_ITEM_ACTIONS,
+        's3:GetObject',
+        's3:PutObject',
+        's3:DeleteObject',
+        's3:ListBucket',
+        'sqs:SendMessage',
+        'scheduler:CreateSchedule',
+        'scheduler:UpdateSchedule',
+        'scheduler:DeleteSchedule',
+        'iam:PassRole',
+        'ses:SendEmail',
+        'ses:SendRawEmail',
+        ...(id.startsWith('Worker') ? workerActions : []),
+      ];
+      expect([...actions].sort(), id).toEqual([...new Set(expected)].sort());
+      expect(actions.has('dynamodb:Scan'), id).toBe(false);
+    }
+  });
+
+  it('scopes table access to the table and its named indexes', () => {
+    const tableArn = stateful.resolve(stateful.table.table.tableArn) as { 'Fn::GetAtt': string[] };
+    const table = tableArn['Fn::GetAtt'][0]!;
+    const dynamo = statements.filter(({ actions }) => actions.some((a) => a.startsWith('dynamodb:')));
+    for (const { statement } of dynamo) {
+      const text = JSON.stringify(statement.Resource);
+      expect(text).toContain(table);
+      expect(text).not.toContain('index/*');
+    }
+  });
+
+  it('lets functions pass the scheduler role to EventBridge Scheduler only', () => {
+    for (const { actions, statement } of statements) {
+      if (!actions.includes('iam:PassRole')) continue;
+      expect(statement.Condition).toEqual({
+        StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+      });
+      expect(JSON.stringify(statement.Resource)).toContain(
+        logicalId(stateful, stateful.oneOffScheduler.role),
+      );
+    }
+  });
+});
+
+describe('idle cost', () => {
+  const templates = [sesame.statefulTemplate, template];
+
+  it('has no VPC, NAT gateway, provisioned capacity or always-on compute', () => {
+    for (const t of templates) {
+      for (const type of [
+        'AWS::EC2::NatGateway',
+        'AWS::EC2::VPC',
+        'AWS::EC2::Instance',
+        'AWS::Lambda::Version',
+        'AWS::ECS::Service',
+        'AWS::RDS::DBInstance',
+        'AWS::ElastiCache::CacheCluster',
+        'AWS::KMS::Key',
+        'AWS::EC2::VPCEndpoint',
+        'AWS::ApiGateway::RestApi',
+      ]) {
+        t.resourceCountIs(type, 0);
+      }
+      expect(JSON.stringify(t.toJSON())).not.toContain('ProvisionedConcurrency');
+    }
+  });
+
+  it('stays within the free CloudWatch alarm count', () => {
+    const alarms = templates.reduce(
+      (n, t) => n + Object.keys(t.findResources('AWS::CloudWatch::Alarm')).length,
+      0,
+    );
+    expect(alarms).toBeLessThanOrEqual(10);
+  });
+
+  it('keeps every log group bounded by a retention', () => {
+    for (const t of templates) {
+      for (const group of Object.values(resourcesOfType(t, 'AWS::Logs::LogGroup'))) {
+        expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+      }
+    }
+  });
+});
