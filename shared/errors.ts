@@ -47,7 +47,8 @@ export const validationError = (errors: readonly FieldIssue[], message = 'Valida
 
 export const invalidApiKey = (message = 'Missing or invalid API key') =>
   new AppError(401, 'INVALID_API_KEY', message, {
-    suggestion: 'Send Authorization: Bearer <key> with a secret key (sk_), or a public key (pk_) for /v1/track',
+    suggestion:
+      'Send Authorization: Bearer <key> with a secret key (sk_), or a public key (pk_) for /v1/track',
   });
 
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);

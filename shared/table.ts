@@ -54,7 +54,10 @@ const P = (projectId: string) => `P#${projectId}`;
 export const keys = {
   project: (projectId: string) => ({ pk: P(projectId), sk: '#PROJECT' }),
   apiKey: (keyHash: string) => ({ pk: `KEY#${keyHash}`, sk: '#KEY' }),
-  contact: (projectId: string, contactId: string) => ({ pk: `${P(projectId)}#C#${contactId}`, sk: '#CONTACT' }),
+  contact: (projectId: string, contactId: string) => ({
+    pk: `${P(projectId)}#C#${contactId}`,
+    sk: '#CONTACT',
+  }),
   contactPartition: (projectId: string, contactId: string) => `${P(projectId)}#C#${contactId}`,
   emailClaim: (projectId: string, email: string) => ({
     pk: `${P(projectId)}#EMAIL#${email.toLowerCase()}`,

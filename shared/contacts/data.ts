@@ -69,7 +69,12 @@ export function parseDataPatch(input: unknown, fieldPrefix = 'data'): DataPatch 
   const issues: FieldIssue[] = [];
   if (!isPlainObject(input)) {
     throw validationError([
-      { field: fieldPrefix, message: 'data must be an object', code: 'invalid_type', received: typeOf(input) },
+      {
+        field: fieldPrefix,
+        message: 'data must be an object',
+        code: 'invalid_type',
+        received: typeOf(input),
+      },
     ]);
   }
   const patch = walk(input, fieldPrefix, 1, issues, true);
@@ -131,7 +136,12 @@ function toValue(raw: unknown, at: string, depth: number, issues: FieldIssue[]):
   if (typeof raw === 'string' || typeof raw === 'boolean') return raw;
   if (typeof raw === 'number') {
     if (Number.isFinite(raw)) return raw;
-    issues.push({ field: at, message: 'Numbers must be finite', code: 'invalid_type', received: String(raw) });
+    issues.push({
+      field: at,
+      message: 'Numbers must be finite',
+      code: 'invalid_type',
+      received: String(raw),
+    });
     return undefined;
   }
   if (Array.isArray(raw)) {
@@ -166,19 +176,32 @@ const isPatch = (v: DataValue | DataPatch): v is DataPatch => typeof v === 'obje
  * Rule 1: applies a patch to stored data: only the keys sent change; nested objects are patched
  * the same way. Returns the new data and every leaf path set (for type inference).
  */
-export function applyDataPatch(current: ContactData, patch: DataPatch): { data: ContactData; setPaths: [string, DataValue][] } {
+export function applyDataPatch(
+  current: ContactData,
+  patch: DataPatch,
+): { data: ContactData; setPaths: [string, DataValue][] } {
   const setPaths: [string, DataValue][] = [];
   const data = applyAt(current, patch, '', setPaths);
   const size = Buffer.byteLength(JSON.stringify(data));
   if (size > MAX_DATA_BYTES) {
     throw validationError([
-      { field: 'data', message: `Contact data must be at most ${MAX_DATA_BYTES} bytes`, code: 'too_big', received: size },
+      {
+        field: 'data',
+        message: `Contact data must be at most ${MAX_DATA_BYTES} bytes`,
+        code: 'too_big',
+        received: size,
+      },
     ]);
   }
   return { data, setPaths };
 }
 
-function applyAt(current: ContactData, patch: DataPatch, prefix: string, setPaths: [string, DataValue][]): ContactData {
+function applyAt(
+  current: ContactData,
+  patch: DataPatch,
+  prefix: string,
+  setPaths: [string, DataValue][],
+): ContactData {
   const next: ContactData = { ...current };
   for (const key of patch.remove) delete next[key];
   for (const [key, value] of Object.entries(patch.set)) {

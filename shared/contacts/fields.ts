@@ -67,7 +67,12 @@ export async function listFields(deps: FieldDeps, projectId: string): Promise<Fi
   }));
   const custom = types
     .sort((a, b) => a.path.localeCompare(b.path))
-    .map((t) => ({ field: `data.${t.path}`, type: t.type, isCustom: true, coverage: ratio(counts.get(t.path) ?? 0) }));
+    .map((t) => ({
+      field: `data.${t.path}`,
+      type: t.type,
+      isCustom: true,
+      coverage: ratio(counts.get(t.path) ?? 0),
+    }));
   return [...standard, ...custom];
 }
 
@@ -86,13 +91,20 @@ export interface FieldValues {
 }
 
 /** Distinct values of a field, most frequent first. */
-export async function fieldValues(deps: FieldDeps, projectId: string, raw: string, limit: number): Promise<FieldValues> {
+export async function fieldValues(
+  deps: FieldDeps,
+  projectId: string,
+  raw: string,
+  limit: number,
+): Promise<FieldValues> {
   const name = parseFieldName(raw);
   if ('custom' in name) await requireCustomField(deps, projectId, name.custom);
   const tally = new Map<string, { value: unknown; n: number }>();
   for await (const contact of contactsOf(deps, projectId)) {
     const value: unknown =
-      'custom' in name ? getPath(contact.data, name.custom) : (contact as unknown as Record<string, unknown>)[name.standard];
+      'custom' in name
+        ? getPath(contact.data, name.custom)
+        : (contact as unknown as Record<string, unknown>)[name.standard];
     if (value === undefined || value === null) continue;
     const key = JSON.stringify(value);
     const entry = tally.get(key);
@@ -135,7 +147,8 @@ function references(node: unknown, field: string): boolean {
   if (Array.isArray(node)) return node.some((n) => references(n, field));
   if (typeof node !== 'object' || node === null) return false;
   const obj = node as Record<string, unknown>;
-  if (typeof obj.field === 'string' && (obj.field === field || obj.field.startsWith(`${field}.`))) return true;
+  if (typeof obj.field === 'string' && (obj.field === field || obj.field.startsWith(`${field}.`)))
+    return true;
   if (obj.type === 'UPDATE_CONTACT' && field.startsWith('data.')) {
     const data = (obj.config as { data?: ContactData } | undefined)?.data;
     if (data && getPath(data, field.slice(5)) !== undefined) return true;
@@ -147,7 +160,11 @@ function references(node: unknown, field: string): boolean {
  * Deletes a custom field: its type record goes at once (so the next value infers a type anew) and
  * the maintenance queue strips the value from every contact.
  */
-export async function deleteField(deps: FieldDeps, projectId: string, raw: string): Promise<{ field: string; deleted: true }> {
+export async function deleteField(
+  deps: FieldDeps,
+  projectId: string,
+  raw: string,
+): Promise<{ field: string; deleted: true }> {
   const name = parseFieldName(raw);
   if ('standard' in name) throw badRequest(`${name.standard} is a standard field and cannot be deleted`);
   const types = await requireCustomField(deps, projectId, name.custom);
@@ -168,7 +185,12 @@ export async function stripField(deps: FieldDeps, projectId: string, path: strin
     for (let attempt = 0; attempt < 8; attempt++) {
       const data = structuredClone(current.data) as ContactData;
       if (!removePath(data, path)) break;
-      const next = { ...current, data, version: current.version + 1, updatedAt: deps.clock.now().toISOString() };
+      const next = {
+        ...current,
+        data,
+        version: current.version + 1,
+        updatedAt: deps.clock.now().toISOString(),
+      };
       if (await replaceContact(deps, projectId, next, current.version)) {
         changed++;
         break;

@@ -10,7 +10,11 @@ import { deleteClaimIf, deleteContactItem, getContactRecord } from './repository
 
 type PurgeDeps = Pick<Deps, 'db' | 'tableName'>;
 
-export async function purgeContact(deps: PurgeDeps, projectId: string, contactId: string): Promise<'purged' | 'alive'> {
+export async function purgeContact(
+  deps: PurgeDeps,
+  projectId: string,
+  contactId: string,
+): Promise<'purged' | 'alive'> {
   const record = await getContactRecord(deps, projectId, contactId);
   if (record && !record.deletedAt) return 'alive';
   const contactKey = keys.contact(projectId, contactId);

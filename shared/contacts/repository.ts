@@ -8,16 +8,11 @@
  * A contact whose email changed leaves a stale claim that readers recognise (the contact's email
  * differs) and writers remove.
  */
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { Deps } from '../ports';
-import { isConditionFailed, type Item } from '../store/dynamo';
-import { keys } from '../table';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../events/repository';
+import type { Deps } from '../ports';
+import { type Item, isConditionFailed } from '../store/dynamo';
+import { keys } from '../table';
 import type { ContactData } from './data';
 
 export interface Contact {
@@ -54,7 +49,12 @@ export function toItem(projectId: string, c: ContactRecord): Item {
     ...keys.contact(projectId, c.id),
     ...(c.deletedAt
       ? {}
-      : { gsi1pk: index, gsi1sk: `${c.createdAt}#${c.id}`, gsi2pk: index, gsi2sk: `${c.emailLower}#${c.id}` }),
+      : {
+          gsi1pk: index,
+          gsi1sk: `${c.createdAt}#${c.id}`,
+          gsi2pk: index,
+          gsi2sk: `${c.emailLower}#${c.id}`,
+        }),
     entity: 'contact',
     ...c,
   };
@@ -97,14 +97,26 @@ export async function getContactRecord(
   contactId: string,
 ): Promise<ContactRecord | undefined> {
   const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.contact(projectId, contactId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: deps.tableName,
+      Key: keys.contact(projectId, contactId),
+      ConsistentRead: true,
+    }),
   );
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
-export async function getClaim(deps: StoreDeps, projectId: string, email: string): Promise<EmailClaim | undefined> {
+export async function getClaim(
+  deps: StoreDeps,
+  projectId: string,
+  email: string,
+): Promise<EmailClaim | undefined> {
   const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.emailClaim(projectId, email), ConsistentRead: true }),
+    new GetCommand({
+      TableName: deps.tableName,
+      Key: keys.emailClaim(projectId, email),
+      ConsistentRead: true,
+    }),
   );
   if (!out.Item) return undefined;
   return {
@@ -206,7 +218,8 @@ export async function tombstoneContact(deps: StoreDeps, projectId: string, conta
       new UpdateCommand({
         TableName: deps.tableName,
         Key: keys.contact(projectId, contactId),
-        UpdateExpression: 'SET deletedAt = :at, version = version + :one REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
+        UpdateExpression:
+          'SET deletedAt = :at, version = version + :one REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
         ExpressionAttributeValues: { ':at': at, ':one': 1 },
       }),
@@ -219,5 +232,7 @@ export async function tombstoneContact(deps: StoreDeps, projectId: string, conta
 }
 
 export async function deleteContactItem(deps: StoreDeps, projectId: string, contactId: string) {
-  await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.contact(projectId, contactId) }));
+  await deps.db.send(
+    new DeleteCommand({ TableName: deps.tableName, Key: keys.contact(projectId, contactId) }),
+  );
 }

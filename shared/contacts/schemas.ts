@@ -1,7 +1,11 @@
 /** Input schemas of the contact endpoints; handlers, tests and docs reuse them. */
 import { z } from 'zod';
 
-export const emailSchema = z.string().trim().max(254).pipe(z.email({ message: 'Invalid email address' }));
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ message: 'Invalid email address' }));
 
 export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
 

@@ -80,7 +80,11 @@ export async function upsertContact(
       continue;
     }
     if (current.deletedAt || current.emailLower !== emailLower) {
-      if (!current.deletedAt && claim.pendingUntil && Date.parse(claim.pendingUntil) > deps.clock.now().getTime()) {
+      if (
+        !current.deletedAt &&
+        claim.pendingUntil &&
+        Date.parse(claim.pendingUntil) > deps.clock.now().getTime()
+      ) {
         continue; // another request is moving a contact to this email right now
       }
       if (current.deletedAt) await enqueuePurge(deps, projectId, current.id);
@@ -143,7 +147,9 @@ async function updateRecord(
 ): Promise<{ record: ContactRecord; event?: EventRecord } | undefined> {
   for (const pending of current.pendingEvents ?? []) await putEvent(deps, pending);
   const now = deps.clock.now().toISOString();
-  const { data, setPaths } = change.patch ? applyDataPatch(current.data, change.patch) : { data: current.data, setPaths: [] };
+  const { data, setPaths } = change.patch
+    ? applyDataPatch(current.data, change.patch)
+    : { data: current.data, setPaths: [] };
   const subscribed = change.subscribed ?? current.subscribed;
   let event: EventRecord | undefined;
   if (subscribed !== current.subscribed) {
@@ -218,7 +224,9 @@ export async function patchContact(
     if (moving) await deleteClaimIf(deps, projectId, current.emailLower, contactId);
     return present(updated.record);
   }
-  throw conflict('CONTACT_BUSY', 'The contact is being changed by another request; retry shortly', { contactId });
+  throw conflict('CONTACT_BUSY', 'The contact is being changed by another request; retry shortly', {
+    contactId,
+  });
 }
 
 /** Claims `email` for a contact that is changing its address; 409 when another contact has it. */
@@ -292,7 +300,11 @@ export interface CursorPage<T> {
 /** Pages read per request at most when filters discard many items (keeps latency bounded). */
 const MAX_PAGES_PER_REQUEST = 10;
 
-export async function listContacts(deps: ContactDeps, projectId: string, q: ListQuery): Promise<CursorPage<Contact>> {
+export async function listContacts(
+  deps: ContactDeps,
+  projectId: string,
+  q: ListQuery,
+): Promise<CursorPage<Contact>> {
   const index = q.sort === 'email' ? 'gsi2' : 'gsi1';
   const pkName = `${index}pk`;
   const partition = keys.contactsIndex(projectId);
@@ -302,7 +314,12 @@ export async function listContacts(deps: ContactDeps, projectId: string, q: List
   let lastKey: Record<string, unknown> | undefined;
   for (let page = 0; page < MAX_PAGES_PER_REQUEST; page++) {
     const out = await deps.db.send(
-      new QueryCommand({ ...base, ScanIndexForward: q.dir === 'asc', Limit: q.limit + 1, ExclusiveStartKey: startKey }),
+      new QueryCommand({
+        ...base,
+        ScanIndexForward: q.dir === 'asc',
+        Limit: q.limit + 1,
+        ExclusiveStartKey: startKey,
+      }),
     );
     found.push(...(out.Items ?? []));
     lastKey = out.LastEvaluatedKey;
@@ -315,7 +332,12 @@ export async function listContacts(deps: ContactDeps, projectId: string, q: List
     found.length = q.limit;
     const last = found[found.length - 1]!;
     hasMore = true;
-    cursor = encodeCursor({ pk: last.pk, sk: last.sk, [pkName]: last[pkName], [`${index}sk`]: last[`${index}sk`] });
+    cursor = encodeCursor({
+      pk: last.pk,
+      sk: last.sk,
+      [pkName]: last[pkName],
+      [`${index}sk`]: last[`${index}sk`],
+    });
   } else {
     hasMore = lastKey !== undefined;
     cursor = hasMore ? encodeCursor(lastKey) : '';
@@ -348,7 +370,9 @@ async function countContacts(deps: ContactDeps, base: QueryCommandInput): Promis
   let total = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await deps.db.send(new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    const out = await deps.db.send(
+      new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }),
+    );
     total += out.Count ?? 0;
     startKey = out.LastEvaluatedKey;
   } while (startKey);
@@ -361,14 +385,24 @@ export interface LookupResult {
 }
 
 /** Which of these emails are contacts of the project: two batched reads per 100 emails. */
-export async function lookupContacts(deps: ContactDeps, projectId: string, emails: readonly string[]): Promise<LookupResult> {
+export async function lookupContacts(
+  deps: ContactDeps,
+  projectId: string,
+  emails: readonly string[],
+): Promise<LookupResult> {
   const unique = [...new Map(emails.map((e) => [e.trim().toLowerCase(), e.trim()])).entries()];
   const byLower = new Map<string, ContactRecord>();
   for (let i = 0; i < unique.length; i += 100) {
     const chunk = unique.slice(i, i + 100);
-    const claims = await batchGet(deps, chunk.map(([lower]) => keys.emailClaim(projectId, lower)));
+    const claims = await batchGet(
+      deps,
+      chunk.map(([lower]) => keys.emailClaim(projectId, lower)),
+    );
     const contactIds = [...new Set(claims.map((c) => String(c.contactId)))];
-    const contacts = await batchGet(deps, contactIds.map((id) => keys.contact(projectId, id)));
+    const contacts = await batchGet(
+      deps,
+      contactIds.map((id) => keys.contact(projectId, id)),
+    );
     for (const item of contacts) {
       const record = fromItem(item);
       if (!record.deletedAt) byLower.set(record.emailLower, record);

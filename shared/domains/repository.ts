@@ -40,7 +40,11 @@ export async function putDomain(deps: StoreDeps, domain: Domain): Promise<void> 
   );
 }
 
-export async function getDomainByName(deps: StoreDeps, projectId: string, name: string): Promise<Domain | undefined> {
+export async function getDomainByName(
+  deps: StoreDeps,
+  projectId: string,
+  name: string,
+): Promise<Domain | undefined> {
   const out = await deps.db.send(
     new GetCommand({ TableName: deps.tableName, Key: keys.domain(projectId, name.toLowerCase()) }),
   );

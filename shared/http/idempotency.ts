@@ -29,9 +29,14 @@ export interface IdempotentRequest {
 export function validateIdempotencyKey(key: string | undefined): string | undefined {
   if (key === undefined) return undefined;
   if (!KEY_PATTERN.test(key)) {
-    throw new AppError(400, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
-      details: { length: key.length },
-    });
+    throw new AppError(
+      400,
+      'INVALID_IDEMPOTENCY_KEY',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters',
+      {
+        details: { length: key.length },
+      },
+    );
   }
   return key;
 }
@@ -96,8 +101,14 @@ async function release(deps: IdemDeps, itemKey: { pk: string; sk: string }) {
   await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: itemKey }));
 }
 
-async function reuseError(deps: IdemDeps, itemKey: { pk: string; sk: string }, key: string): Promise<AppError> {
-  const out = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: itemKey, ConsistentRead: true }));
+async function reuseError(
+  deps: IdemDeps,
+  itemKey: { pk: string; sk: string },
+  key: string,
+): Promise<AppError> {
+  const out = await deps.db.send(
+    new GetCommand({ TableName: deps.tableName, Key: itemKey, ConsistentRead: true }),
+  );
   const item = out.Item ?? {};
   return conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key has already been used', {
     key,
@@ -106,4 +117,3 @@ async function reuseError(deps: IdemDeps, itemKey: { pk: string; sk: string }, k
     originalStatusCode: typeof item.statusCode === 'number' ? item.statusCode : null,
   });
 }
-

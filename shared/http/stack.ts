@@ -11,7 +11,7 @@ import { AppError, badRequest, invalidApiKey } from '../errors';
 import { manifest, type RouteAuth, routeKey } from '../manifest';
 import type { Deps } from '../ports';
 import { findApiKey, getProject, type KeyKind, keyKindOf } from '../projects/repository';
-import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from './rate-limit';
+import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -63,7 +63,11 @@ interface State {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds a route group's Lambda handler from its route implementations. */
-export function httpGroup(deps: Deps, groupName: string, routes: readonly (RouteImpl | OpenRouteImpl)[]): HttpHandler {
+export function httpGroup(
+  deps: Deps,
+  groupName: string,
+  routes: readonly (RouteImpl | OpenRouteImpl)[],
+): HttpHandler {
   const group = manifest.routeGroups.find((g) => g.name === groupName);
   if (!group) throw new Error(`Route group ${groupName} is not in the manifest`);
   const authByRoute = new Map<string, RouteAuth>(
@@ -71,7 +75,8 @@ export function httpGroup(deps: Deps, groupName: string, routes: readonly (Route
   );
   for (const r of routes) {
     const key = `${r.method} ${r.path}`;
-    if (!authByRoute.has(key)) throw new Error(`Route ${key} is implemented but not in the manifest group ${groupName}`);
+    if (!authByRoute.has(key))
+      throw new Error(`Route ${key} is implemented but not in the manifest group ${groupName}`);
   }
   const states = new WeakMap<HttpEvent, State>();
   const cachedKey = ttlCache(deps, (raw) => findApiKey(deps, raw));
@@ -123,7 +128,9 @@ export function httpGroup(deps: Deps, groupName: string, routes: readonly (Route
       event.headers = headers;
       const incoming = headers['x-request-id'];
       const requestId =
-        incoming && REQUEST_ID.test(incoming) ? incoming : (event.requestContext?.requestId ?? deps.ids.uuid());
+        incoming && REQUEST_ID.test(incoming)
+          ? incoming
+          : (event.requestContext?.requestId ?? deps.ids.uuid());
       states.set(event, { requestId, body: undefined, rawBody: undefined });
     },
   };
@@ -160,7 +167,9 @@ export function httpGroup(deps: Deps, groupName: string, routes: readonly (Route
       const want: KeyKind = auth === 'public' ? 'public' : 'secret';
       if (keyKindOf(raw) !== want) {
         throw invalidApiKey(
-          want === 'public' ? 'This endpoint takes a public key (pk_)' : 'This endpoint takes a secret key (sk_)',
+          want === 'public'
+            ? 'This endpoint takes a public key (pk_)'
+            : 'This endpoint takes a secret key (sk_)',
         );
       }
       const record = await cachedKey(raw);
@@ -188,7 +197,8 @@ export function httpGroup(deps: Deps, groupName: string, routes: readonly (Route
       const error = toAppError(request.error, requestId);
       const response = errorResponse(error, requestId, deps.clock.now());
       response.headers['x-request-id'] = requestId;
-      if (s?.rateLimit && error.statusCode !== 429) Object.assign(response.headers, rateLimitHeaders(s.rateLimit));
+      if (s?.rateLimit && error.statusCode !== 429)
+        Object.assign(response.headers, rateLimitHeaders(s.rateLimit));
       request.response = response;
     },
   };
@@ -201,7 +211,9 @@ export function httpGroup(deps: Deps, groupName: string, routes: readonly (Route
     .handler(router) as unknown as HttpHandler;
 }
 
-function decodeParams(params: Record<string, string | undefined> | undefined): Record<string, string | undefined> {
+function decodeParams(
+  params: Record<string, string | undefined> | undefined,
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(params ?? {})) {
     try {
@@ -218,9 +230,21 @@ function toAppError(error: unknown, requestId: string): AppError {
   // middy's own HTTP errors (e.g. from the router) carry statusCode and expose.
   const e = error as { statusCode?: number; expose?: boolean; message?: string } | undefined;
   if (e && typeof e.statusCode === 'number' && e.expose && e.statusCode < 500) {
-    return new AppError(e.statusCode, e.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST', e.message ?? 'Bad request');
+    return new AppError(
+      e.statusCode,
+      e.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST',
+      e.message ?? 'Bad request',
+    );
   }
-  console.error(JSON.stringify({ level: 'error', requestId, message: 'Unhandled error', error: String(e?.message), stack: (error as Error)?.stack }));
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      requestId,
+      message: 'Unhandled error',
+      error: String(e?.message),
+      stack: (error as Error)?.stack,
+    }),
+  );
   return new AppError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred', {
     suggestion: `Quote request id ${requestId} when reporting this`,
   });

@@ -30,7 +30,11 @@ export function toFieldIssues(error: z.ZodError, prefix: readonly (string | numb
 }
 
 /** Parses or throws a 422 listing every problem. `prefix` roots the field paths (e.g. `query`). */
-export function parse<S extends z.ZodType>(schema: S, value: unknown, prefix: readonly string[] = []): z.output<S> {
+export function parse<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  prefix: readonly string[] = [],
+): z.output<S> {
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationError(toFieldIssues(result.error, prefix));
   return result.data;

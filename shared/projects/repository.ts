@@ -5,8 +5,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../table';
 import type { Deps } from '../ports';
+import { keys } from '../table';
 
 export type KeyKind = 'secret' | 'public';
 
@@ -41,7 +41,9 @@ export async function getProject(deps: StoreDeps, projectId: string): Promise<Pr
 }
 
 export async function findApiKey(deps: StoreDeps, raw: string): Promise<ApiKeyRecord | undefined> {
-  const out = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.apiKey(hashKey(raw)) }));
+  const out = await deps.db.send(
+    new GetCommand({ TableName: deps.tableName, Key: keys.apiKey(hashKey(raw)) }),
+  );
   if (!out.Item) return undefined;
   return { projectId: String(out.Item.projectId), kind: out.Item.kind as KeyKind };
 }
@@ -80,7 +82,9 @@ export async function createProject(
   if (keyKindOf(publicKey) !== 'public') throw new Error('The public key must start with pk_');
   // Project first: a crash before the keys leaves a project nobody can reach, never a key
   // pointing at nothing.
-  await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: { ...keys.project(project.id), ...project } }));
+  await deps.db.send(
+    new PutCommand({ TableName: deps.tableName, Item: { ...keys.project(project.id), ...project } }),
+  );
   await putApiKey(deps, project.id, secretKey);
   await putApiKey(deps, project.id, publicKey);
   return { project, secretKey, publicKey };

@@ -1,6 +1,11 @@
 /** DynamoDB helpers shared by every repository. Same code locally (dynalite) and on AWS. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
 
 export function isConditionFailed(error: unknown): boolean {
@@ -29,9 +34,8 @@ export async function batchDelete(
   itemKeys: readonly { pk: string; sk: string }[],
 ): Promise<void> {
   for (let i = 0; i < itemKeys.length; i += 25) {
-    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] = itemKeys
-      .slice(i, i + 25)
-      .map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
+    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
+      itemKeys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
@@ -64,7 +68,8 @@ export function decodeCursor(
   } catch {
     throw badRequest('Invalid cursor', { cursor });
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('Invalid cursor');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw badRequest('Invalid cursor');
   const key = parsed as Record<string, unknown>;
   for (const [name, value] of Object.entries(expect)) {
     if (key[name] !== value) throw badRequest('Invalid cursor');

@@ -31,7 +31,8 @@ describe('manifest', () => {
   it('puts each entry point under the folder of its trigger', () => {
     for (const g of manifest.routeGroups) expect(g.handler).toMatch(/^functions\/http\/[\w-]+\/index\.ts$/);
     for (const q of manifest.queues) expect(q.handler).toMatch(/^functions\/queues\/[\w-]+\/index\.ts$/);
-    for (const s of manifest.schedules) expect(s.handler).toMatch(/^functions\/schedules\/[\w-]+\/index\.ts$/);
+    for (const s of manifest.schedules)
+      expect(s.handler).toMatch(/^functions\/schedules\/[\w-]+\/index\.ts$/);
   });
 
   it('has unique names and unique routes', () => {

@@ -15,6 +15,8 @@ export function configBody(deps: Deps) {
 }
 
 export const createHandler = (deps: Deps) =>
-  httpGroup(deps, 'config', [{ method: 'GET', path: '/config', auth: 'none', handler: async () => ok(configBody(deps)) }]);
+  httpGroup(deps, 'config', [
+    { method: 'GET', path: '/config', auth: 'none', handler: async () => ok(configBody(deps)) },
+  ]);
 
 export const handler = lambdaEntry(createHandler);

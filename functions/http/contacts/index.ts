@@ -1,6 +1,8 @@
 /** Contacts route group: parses and validates input, calls one use case, maps the result. */
-import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
+
 import { parseDataPatch } from '../../../shared/contacts/data';
+import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
+import { present } from '../../../shared/contacts/repository';
 import {
   contactIdSchema,
   fieldValuesQuerySchema,
@@ -17,7 +19,6 @@ import {
   patchContact,
   upsertContact,
 } from '../../../shared/contacts/service';
-import { present } from '../../../shared/contacts/repository';
 import { flatBadRequest } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { json, ok } from '../../../shared/http/response';
@@ -26,7 +27,9 @@ import { parse } from '../../../shared/http/validation';
 import type { Deps } from '../../../shared/ports';
 
 const bodyObject = (req: AuthedRequest): Record<string, unknown> =>
-  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
+  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
+    ? (req.body as Record<string, unknown>)
+    : {};
 
 const contactId = (req: AuthedRequest) => parse(contactIdSchema, req.params, []).id;
 
@@ -56,7 +59,8 @@ export function routes(deps: Deps) {
       path: '/contacts',
       handler: async (req: AuthedRequest) => {
         const body = bodyObject(req);
-        if (body.email === undefined || body.email === null || body.email === '') throw flatBadRequest('email is required');
+        if (body.email === undefined || body.email === null || body.email === '')
+          throw flatBadRequest('email is required');
         const input = parse(upsertContactSchema, req.body);
         const patch = parseDataPatch(input.data);
         const result = await upsertContact(
@@ -95,12 +99,14 @@ export function routes(deps: Deps) {
     {
       method: 'GET',
       path: '/contacts/fields/{field}/usage',
-      handler: async (req: AuthedRequest) => ok(await fieldUsage(deps, req.projectId, req.params.field ?? '')),
+      handler: async (req: AuthedRequest) =>
+        ok(await fieldUsage(deps, req.projectId, req.params.field ?? '')),
     },
     {
       method: 'DELETE',
       path: '/contacts/fields/{field}',
-      handler: async (req: AuthedRequest) => ok(await deleteField(deps, req.projectId, req.params.field ?? '')),
+      handler: async (req: AuthedRequest) =>
+        ok(await deleteField(deps, req.projectId, req.params.field ?? '')),
     },
     {
       method: 'GET',

@@ -24,6 +24,7 @@ export async function runMaintenance(deps: Deps, message: MaintenanceMessage): P
   }
 }
 
-export const createHandler = (deps: Deps) => sqsWorker(maintenanceMessage, (message) => runMaintenance(deps, message));
+export const createHandler = (deps: Deps) =>
+  sqsWorker(maintenanceMessage, (message) => runMaintenance(deps, message));
 
 export const handler = lambdaEntry(createHandler);

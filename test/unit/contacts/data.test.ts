@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../shared/errors';
 import {
   applyDataPatch,
   getPath,
@@ -9,6 +8,7 @@ import {
   parseDataPatch,
   removePath,
 } from '../../../shared/contacts/data';
+import { AppError } from '../../../shared/errors';
 
 const apply = (current: Record<string, unknown>, input: unknown) =>
   applyDataPatch(current as never, parseDataPatch(input)).data;
