@@ -60,7 +60,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    console.error(`Port ${process.env.PORT ?? 3000} is in use: stop what holds it, or set PORT (PORT=0 picks a free one).`);
+    console.error(
+      `Port ${process.env.PORT ?? 3000} is in use: stop what holds it, or set PORT (PORT=0 picks a free one).`,
+    );
   } else {
     console.error(error instanceof Error ? error.message : error);
   }

@@ -1,0 +1,622 @@
+/**
+ * QueuePort for the local runtime: an in-process queue with the SQS semantics the workers rely
+ * on, so that code which works here works on SQS + Lambda:
+ *
+ * - at-least-once delivery in batches of up to `batchSize`, at most `maxConcurrency` concurrent
+ *   invocations per queue;
+ * - partial batch failures (`batchItemFailures`, itemIdentifier = messageId) and Lambda's rules
+ *   for invalid responses (an unknown or empty identifier fails the whole batch);
+ * - a failed or timed-out message becomes visible again later, with its receive count kept, and
+ *   goes to the dead-letter list after `maxReceiveCount` receives, with its last error;
+ * - `delaySeconds` (0..900, rounded up, as `SqsQueue` does);
+ * - records shaped like Lambda's SQS event (messageId, receiptHandle, md5OfBody, attributes with
+ *   ApproximateReceiveCount, a `type` message attribute as `SqsQueue` sets).
+ *
+ * On SQS a failed message reappears after the whole visibility timeout (minutes); locally it
+ * reappears after a short backoff (`retryDelayMs`), so a retry is seen in seconds.
+ *
+ * With a data folder, every change is appended to `queues.jsonl` before `send` resolves, so a
+ * restart resumes pending, delayed and in-flight messages (in-flight ones are delivered again,
+ * as SQS would after the visibility timeout) and keeps the dead letters.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { defaults, manifest, type QueueDef } from '../../manifest';
+import type { QueueMessage, QueuePort } from '../../ports';
+import { Journal } from './files';
+import { consoleLogger, errorText, type LocalLogger } from './log';
+
+/** A queue's consumer: the worker Lambda's handler, with the invocation context bound. */
+export type QueueWorker = (event: SQSEvent) => Promise<unknown>;
+
+/** SQS's ceiling for `DelaySeconds`; longer waits belong to the scheduler. */
+export const MAX_DELAY_SECONDS = 900;
+/** SQS's maximum message size (1 MiB since 2025). */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+export interface LocalQueueOptions {
+  /** @default manifest.queues */
+  readonly queues?: readonly QueueDef[];
+  /** Folder for `queues.jsonl`; in memory when undefined. */
+  readonly dataDir?: string;
+  /**
+   * Wait before a failed message is visible again, by its receive count so far.
+   * @default 1 s, doubling per receive, at most 30 s
+   */
+  readonly retryDelayMs?: (receiveCount: number) => number;
+  /** Milliseconds per second of `delaySeconds` (tests shrink it). @default 1000 */
+  readonly msPerDelaySecond?: number;
+  /** Worker invocation timeout; a batch still running then counts as failed. @default the queue's timeoutSeconds */
+  readonly invocationTimeoutMs?: number;
+  readonly logger?: LocalLogger;
+}
+
+export interface SendOptions {
+  readonly delaySeconds?: number;
+  /**
+   * Add the `type` message attribute, as `SqsQueue` does. EventBridge Scheduler cannot set
+   * attributes, so the local scheduler sends without it. @default true
+   */
+  readonly typeAttribute?: boolean;
+}
+
+/** A message that exhausted its receives, as kept in the dead-letter list. */
+export interface DeadLetter {
+  readonly queue: string;
+  readonly messageId: string;
+  readonly body: string;
+  readonly receiveCount: number;
+  /** ISO times. */
+  readonly sentAt: string;
+  readonly deadAt: string;
+  readonly lastError: string | undefined;
+}
+
+export interface QueueStats {
+  /** Visible now, waiting for a worker slot. */
+  readonly pending: number;
+  /** Waiting out a delay or a retry backoff. */
+  readonly delayed: number;
+  readonly inFlight: number;
+  readonly deadLetters: number;
+  readonly hasWorker: boolean;
+}
+
+export interface IdleOptions {
+  /** Only wait for this queue. */
+  readonly queue?: string;
+  /** Reject when not idle by then. @default 10000 */
+  readonly timeoutMs?: number;
+}
+
+interface Message {
+  readonly queue: string;
+  readonly messageId: string;
+  readonly body: string;
+  readonly typeAttribute: string | undefined;
+  readonly sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  firstReceivedAt: number | undefined;
+  lastError: string | undefined;
+  inFlight: boolean;
+}
+
+type StoredMessage = Omit<Message, 'inFlight'>;
+
+type Entry =
+  | { readonly op: 'put'; readonly m: StoredMessage }
+  | { readonly op: 'recv'; readonly id: string; readonly receiveCount: number; readonly at: number }
+  | { readonly op: 'retry'; readonly id: string; readonly visibleAt: number; readonly lastError: string }
+  | { readonly op: 'del'; readonly id: string }
+  | { readonly op: 'dlq'; readonly d: DeadLetter }
+  | { readonly op: 'undlq'; readonly id: string };
+
+interface Settings {
+  readonly name: string;
+  readonly batchSize: number;
+  readonly maxReceiveCount: number;
+  readonly maxConcurrency: number;
+  readonly timeoutMs: number;
+}
+
+interface QueueState {
+  readonly settings: Settings;
+  worker: QueueWorker | undefined;
+  readonly messages: Map<string, Message>;
+  dead: DeadLetter[];
+  running: number;
+  timer: NodeJS.Timeout | undefined;
+  timerAt: number;
+}
+
+interface Waiter {
+  readonly queue: string | undefined;
+  readonly resolve: () => void;
+}
+
+const REGION = 'us-east-1';
+const ACCOUNT = '000000000000';
+const SENDER_ID = 'AIDALOCALSESAMERUNTIME';
+
+export const defaultRetryDelayMs = (receiveCount: number) => Math.min(30_000, 1000 * 2 ** (receiveCount - 1));
+
+export class LocalQueue implements QueuePort {
+  private readonly queues = new Map<string, QueueState>();
+  private readonly journal: Journal<Entry> | undefined;
+  private readonly retryDelayMs: (receiveCount: number) => number;
+  private readonly msPerDelaySecond: number;
+  private readonly logger: LocalLogger;
+  private readonly invocations = new Set<Promise<void>>();
+  private waiters: Waiter[] = [];
+  private stopped = false;
+
+  constructor(options: LocalQueueOptions = {}) {
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
+    this.msPerDelaySecond = options.msPerDelaySecond ?? 1000;
+    this.logger = options.logger ?? consoleLogger;
+    for (const def of options.queues ?? manifest.queues) {
+      this.queues.set(def.name, {
+        settings: {
+          name: def.name,
+          batchSize: def.batchSize ?? defaults.batchSize,
+          maxReceiveCount: def.maxReceiveCount ?? defaults.maxReceiveCount,
+          maxConcurrency: def.maxConcurrency ?? defaults.maxConcurrency,
+          timeoutMs:
+            options.invocationTimeoutMs ?? (def.timeoutSeconds ?? defaults.workerTimeoutSeconds) * 1000,
+        },
+        worker: undefined,
+        messages: new Map(),
+        dead: [],
+        running: 0,
+        timer: undefined,
+        timerAt: Number.POSITIVE_INFINITY,
+      });
+    }
+    if (options.dataDir) {
+      this.journal = new Journal<Entry>(join(options.dataDir, 'queues.jsonl'));
+      this.restore();
+    }
+  }
+
+  async send(queue: string, message: QueueMessage, options: SendOptions = {}): Promise<void> {
+    const state = this.state(queue);
+    const body = JSON.stringify(message);
+    if (Buffer.byteLength(body) > MAX_MESSAGE_BYTES) {
+      throw new RangeError(`Message to queue ${queue} is larger than SQS's ${MAX_MESSAGE_BYTES} bytes`);
+    }
+    const delay = delaySeconds(options.delaySeconds ?? 0);
+    const now = Date.now();
+    const m: Message = {
+      queue,
+      messageId: randomUUID(),
+      body,
+      typeAttribute: options.typeAttribute === false ? undefined : message.type,
+      sentAt: now,
+      visibleAt: now + delay * this.msPerDelaySecond,
+      receiveCount: 0,
+      firstReceivedAt: undefined,
+      lastError: undefined,
+      inFlight: false,
+    };
+    this.write({ op: 'put', m: stored(m) });
+    state.messages.set(m.messageId, m);
+    // Deferred, so that messages sent in the same tick are delivered together in one batch.
+    setImmediate(() => this.pump(state));
+  }
+
+  /** Attaches the consumer of a queue and starts delivering to it. */
+  setWorker(queue: string, worker: QueueWorker): void {
+    const state = this.state(queue);
+    state.worker = worker;
+    setImmediate(() => this.pump(state));
+  }
+
+  /** Resolves when no message is pending, delayed or in flight (dead letters do not count). */
+  drain(options: IdleOptions = {}): Promise<void> {
+    if (options.queue !== undefined) this.state(options.queue);
+    if (this.isIdle(options.queue)) return Promise.resolve();
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        queue: options.queue,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`Queues not idle after ${timeoutMs} ms: ${this.describeBusy(options.queue)}`));
+      }, timeoutMs);
+      timer.unref();
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Same as `drain`. */
+  idle(options: IdleOptions = {}): Promise<void> {
+    return this.drain(options);
+  }
+
+  stats(): Record<string, QueueStats> {
+    const now = Date.now();
+    const out: Record<string, QueueStats> = {};
+    for (const [name, q] of this.queues) {
+      let pending = 0;
+      let delayed = 0;
+      let inFlight = 0;
+      for (const m of q.messages.values()) {
+        if (m.inFlight) inFlight++;
+        else if (m.visibleAt > now) delayed++;
+        else pending++;
+      }
+      out[name] = {
+        pending,
+        delayed,
+        inFlight,
+        deadLetters: q.dead.length,
+        hasWorker: q.worker !== undefined,
+      };
+    }
+    return out;
+  }
+
+  /** Dead letters, oldest first, of one queue or all. */
+  deadLetters(queue?: string): DeadLetter[] {
+    if (queue !== undefined) return [...this.state(queue).dead];
+    return [...this.queues.values()].flatMap((q) => q.dead);
+  }
+
+  /** Moves dead letters back to their queue with a fresh receive count (SQS's redrive). */
+  redrive(queue?: string): number {
+    let moved = 0;
+    for (const q of this.queues.values()) {
+      if (queue !== undefined && q.settings.name !== queue) continue;
+      for (const d of q.dead) {
+        const m: Message = {
+          queue: d.queue,
+          messageId: d.messageId,
+          body: d.body,
+          typeAttribute: typeOf(d.body),
+          sentAt: Date.parse(d.sentAt),
+          visibleAt: Date.now(),
+          receiveCount: 0,
+          firstReceivedAt: undefined,
+          lastError: undefined,
+          inFlight: false,
+        };
+        this.write({ op: 'put', m: stored(m) });
+        this.write({ op: 'undlq', id: d.messageId });
+        q.messages.set(m.messageId, m);
+        moved++;
+      }
+      q.dead = [];
+      setImmediate(() => this.pump(q));
+    }
+    return moved;
+  }
+
+  /**
+   * Stops delivering, waits up to `graceMs` for running batches, and compacts the journal.
+   * Messages still in flight stay stored and are delivered again on the next start.
+   */
+  async stop(graceMs = 5000): Promise<void> {
+    this.stopped = true;
+    for (const q of this.queues.values()) {
+      clearTimeout(q.timer);
+      q.timer = undefined;
+    }
+    if (this.invocations.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.invocations]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    this.compact();
+  }
+
+  private state(queue: string): QueueState {
+    const state = this.queues.get(queue);
+    if (!state) throw new Error(`Unknown queue "${queue}" (not in the manifest)`);
+    return state;
+  }
+
+  private pump(q: QueueState): void {
+    if (this.stopped || !q.worker) return;
+    const now = Date.now();
+    while (q.running < q.settings.maxConcurrency) {
+      const batch: Message[] = [];
+      for (const m of visibleInOrder(q, now)) {
+        batch.push(m);
+        if (batch.length >= q.settings.batchSize) break;
+      }
+      if (batch.length === 0) break;
+      for (const m of batch) {
+        m.inFlight = true;
+        m.receiveCount++;
+        m.firstReceivedAt ??= now;
+        this.write({ op: 'recv', id: m.messageId, receiveCount: m.receiveCount, at: now });
+      }
+      q.running++;
+      const invocation = this.invoke(q, q.worker, batch).finally(() => {
+        q.running--;
+        this.invocations.delete(invocation);
+        this.pump(q);
+        this.notifyIdle();
+      });
+      this.invocations.add(invocation);
+    }
+    this.arm(q, now);
+  }
+
+  /** Wakes the queue when its next delayed or backing-off message becomes visible. */
+  private arm(q: QueueState, now: number): void {
+    let next = Number.POSITIVE_INFINITY;
+    for (const m of q.messages.values())
+      if (!m.inFlight && m.visibleAt > now) next = Math.min(next, m.visibleAt);
+    if (next === q.timerAt && q.timer) return;
+    clearTimeout(q.timer);
+    q.timer = undefined;
+    q.timerAt = next;
+    if (next === Number.POSITIVE_INFINITY) return;
+    q.timer = setTimeout(
+      () => {
+        q.timer = undefined;
+        q.timerAt = Number.POSITIVE_INFINITY;
+        this.pump(q);
+      },
+      Math.min(next - now, 2 ** 31 - 1),
+    );
+    q.timer.unref();
+  }
+
+  private async invoke(q: QueueState, worker: QueueWorker, batch: Message[]): Promise<void> {
+    const ids = new Set(batch.map((m) => m.messageId));
+    let failed: Set<string>;
+    let error: string;
+    try {
+      const result = await withTimeout(
+        worker({ Records: batch.map((m) => toRecord(m)) }),
+        q.settings.timeoutMs,
+      );
+      const reported = batchItemFailures(result, ids);
+      if (reported === 'invalid') {
+        failed = ids;
+        error = `Invalid batch response (whole batch failed): ${safeJson(result)}`;
+      } else {
+        failed = reported;
+        error = 'Reported in batchItemFailures';
+      }
+    } catch (e) {
+      failed = ids;
+      error = errorText(e);
+      this.logger.error(`[queue ${q.settings.name}] worker failed on a batch of ${batch.length}`, e);
+    }
+    const now = Date.now();
+    for (const m of batch) {
+      m.inFlight = false;
+      if (!q.messages.has(m.messageId)) continue;
+      if (!failed.has(m.messageId)) {
+        this.write({ op: 'del', id: m.messageId });
+        q.messages.delete(m.messageId);
+      } else if (m.receiveCount >= q.settings.maxReceiveCount) {
+        const letter: DeadLetter = {
+          queue: q.settings.name,
+          messageId: m.messageId,
+          body: m.body,
+          receiveCount: m.receiveCount,
+          sentAt: new Date(m.sentAt).toISOString(),
+          deadAt: new Date(now).toISOString(),
+          lastError: error,
+        };
+        // Dead letter first: a crash in between leaves the message in both places (delivered
+        // again, which is allowed), never in neither.
+        this.write({ op: 'dlq', d: letter });
+        this.write({ op: 'del', id: m.messageId });
+        q.messages.delete(m.messageId);
+        q.dead.push(letter);
+        this.logger.warn(
+          `[queue ${q.settings.name}] message ${m.messageId} moved to the dead-letter list after ${m.receiveCount} receives`,
+        );
+      } else {
+        m.lastError = error;
+        m.visibleAt = now + Math.max(0, this.retryDelayMs(m.receiveCount));
+        this.write({ op: 'retry', id: m.messageId, visibleAt: m.visibleAt, lastError: error });
+      }
+    }
+    this.maybeCompact();
+  }
+
+  private isIdle(queue: string | undefined): boolean {
+    for (const q of this.queues.values()) {
+      if (queue !== undefined && q.settings.name !== queue) continue;
+      if (q.messages.size > 0 || q.running > 0) return false;
+    }
+    return true;
+  }
+
+  private notifyIdle(): void {
+    if (this.waiters.length === 0) return;
+    const done = this.waiters.filter((w) => this.isIdle(w.queue));
+    if (done.length === 0) return;
+    this.waiters = this.waiters.filter((w) => !done.includes(w));
+    for (const w of done) w.resolve();
+  }
+
+  private describeBusy(queue: string | undefined): string {
+    return Object.entries(this.stats())
+      .filter(
+        ([name, s]) => (queue === undefined || name === queue) && s.pending + s.delayed + s.inFlight > 0,
+      )
+      .map(
+        ([name, s]) =>
+          `${name} (pending ${s.pending}, delayed ${s.delayed}, in flight ${s.inFlight}${s.hasWorker ? '' : ', no worker attached'})`,
+      )
+      .join('; ');
+  }
+
+  private write(entry: Entry): void {
+    this.journal?.append(entry);
+  }
+
+  private restore(): void {
+    const journal = this.journal;
+    if (!journal) return;
+    const byId = new Map<string, Message>();
+    const dead = new Map<string, DeadLetter>();
+    for (const e of journal.read()) {
+      switch (e.op) {
+        case 'put':
+          byId.set(e.m.messageId, { ...e.m, inFlight: false });
+          break;
+        case 'recv': {
+          const m = byId.get(e.id);
+          if (m) {
+            m.receiveCount = e.receiveCount;
+            m.firstReceivedAt ??= e.at;
+          }
+          break;
+        }
+        case 'retry': {
+          const m = byId.get(e.id);
+          if (m) {
+            m.visibleAt = e.visibleAt;
+            m.lastError = e.lastError;
+          }
+          break;
+        }
+        case 'del':
+          byId.delete(e.id);
+          break;
+        case 'dlq':
+          dead.set(e.d.messageId, e.d);
+          break;
+        case 'undlq':
+          dead.delete(e.id);
+          break;
+      }
+    }
+    let dropped = 0;
+    for (const m of byId.values()) {
+      const q = this.queues.get(m.queue);
+      if (q) q.messages.set(m.messageId, m);
+      else dropped++;
+    }
+    for (const d of dead.values()) {
+      const q = this.queues.get(d.queue);
+      if (q) q.dead.push(d);
+      else dropped++;
+    }
+    if (dropped > 0)
+      this.logger.warn(`[queue] dropped ${dropped} stored messages of queues no longer in the manifest`);
+    const resumed = byId.size;
+    if (resumed > 0) this.logger.info(`[queue] resumed ${resumed} stored message(s)`);
+    this.compact();
+  }
+
+  private maybeCompact(): void {
+    const journal = this.journal;
+    if (!journal || journal.appendedSinceRewrite < 1000) return;
+    let live = 0;
+    for (const q of this.queues.values()) live += q.messages.size + q.dead.length;
+    if (journal.appendedSinceRewrite > 4 * live) this.compact();
+  }
+
+  private compact(): void {
+    if (!this.journal) return;
+    const entries: Entry[] = [];
+    for (const q of this.queues.values()) {
+      for (const m of q.messages.values()) entries.push({ op: 'put', m: stored(m) });
+      for (const d of q.dead) entries.push({ op: 'dlq', d });
+    }
+    this.journal.rewrite(entries);
+  }
+}
+
+function delaySeconds(value: number): number {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new RangeError(`delaySeconds must be a non-negative finite number, got ${value}`);
+  }
+  return Math.min(MAX_DELAY_SECONDS, Math.ceil(value));
+}
+
+function* visibleInOrder(q: QueueState, now: number): Generator<Message> {
+  const visible = [...q.messages.values()].filter((m) => !m.inFlight && m.visibleAt <= now);
+  visible.sort((a, b) => a.visibleAt - b.visibleAt || a.sentAt - b.sentAt);
+  yield* visible;
+}
+
+function stored(m: Message): StoredMessage {
+  const { inFlight: _inFlight, ...rest } = m;
+  return rest;
+}
+
+function typeOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { type?: unknown };
+    return typeof parsed.type === 'string' ? parsed.type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toRecord(m: Message): SQSRecord {
+  return {
+    messageId: m.messageId,
+    receiptHandle: randomBytes(48).toString('base64'),
+    body: m.body,
+    attributes: {
+      ApproximateReceiveCount: String(m.receiveCount),
+      SentTimestamp: String(m.sentAt),
+      SenderId: SENDER_ID,
+      ApproximateFirstReceiveTimestamp: String(m.firstReceivedAt ?? m.sentAt),
+    },
+    messageAttributes:
+      m.typeAttribute === undefined ? {} : { type: { dataType: 'String', stringValue: m.typeAttribute } },
+    md5OfBody: createHash('md5').update(m.body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:${REGION}:${ACCOUNT}:sesame-${m.queue}`,
+    awsRegion: REGION,
+  };
+}
+
+/**
+ * Lambda's reading of a batch response: nothing, null or an empty list is full success; an
+ * identifier that is empty, not a string or not in the batch makes the whole batch fail.
+ */
+function batchItemFailures(result: unknown, ids: ReadonlySet<string>): Set<string> | 'invalid' {
+  if (result === undefined || result === null) return new Set();
+  if (typeof result !== 'object') return 'invalid';
+  const failures = (result as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return new Set();
+  if (!Array.isArray(failures)) return 'invalid';
+  const failed = new Set<string>();
+  for (const f of failures) {
+    const id = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    if (typeof id !== 'string' || !ids.has(id)) return 'invalid';
+    failed.add(id);
+  }
+  return failed;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Task timed out after ${ms / 1000} seconds`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * SES event-publishing records for a message the mail sink accepted, so the local activity
+ * pipeline sees what SES would publish to SNS. Recipients at the SES mailbox simulator behave as
+ * on SES: `bounce@` bounces (Permanent/General), `suppressionlist@` bounces (Permanent/Suppressed),
+ * `complaint@` is delivered then complained about, `success@` and `ooto@` are delivered; a
+ * `+label` in the local part is allowed. Every other recipient is delivered.
+ */
+import type { SinkMessage } from './mail-sink';
+
+export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
+
+export type SimulatorOutcome = 'delivery' | 'bounce' | 'suppressed' | 'complaint';
+
+/** What SES does with a recipient: the simulator's scripted outcome, else delivery. */
+export function simulatorOutcome(address: string): SimulatorOutcome {
+  const at = address.lastIndexOf('@');
+  if (at < 0 || address.slice(at + 1).toLowerCase() !== SIMULATOR_DOMAIN) return 'delivery';
+  const local = address.slice(0, at).toLowerCase().split('+')[0];
+  if (local === 'bounce') return 'bounce';
+  if (local === 'suppressionlist') return 'suppressed';
+  if (local === 'complaint') return 'complaint';
+  return 'delivery';
+}
+
+export interface SesMailObject {
+  readonly timestamp: string;
+  readonly source: string;
+  readonly sendingAccountId: string;
+  readonly messageId: string;
+  readonly destination: readonly string[];
+  readonly headersTruncated: boolean;
+  readonly headers: readonly { name: string; value: string }[];
+  readonly commonHeaders: {
+    readonly from: readonly string[];
+    readonly to: readonly string[];
+    readonly messageId: string;
+    readonly subject: string | undefined;
+  };
+  readonly tags: Readonly<Record<string, string[]>>;
+}
+
+export type SesEvent =
+  | { readonly eventType: 'Send'; readonly mail: SesMailObject; readonly send: Record<string, never> }
+  | {
+      readonly eventType: 'Delivery';
+      readonly mail: SesMailObject;
+      readonly delivery: {
+        readonly timestamp: string;
+        readonly processingTimeMillis: number;
+        readonly recipients: readonly string[];
+        readonly smtpResponse: string;
+        readonly reportingMTA: string;
+      };
+    }
+  | {
+      readonly eventType: 'Bounce';
+      readonly mail: SesMailObject;
+      readonly bounce: {
+        readonly bounceType: 'Permanent' | 'Transient' | 'Undetermined';
+        readonly bounceSubType: string;
+        readonly bouncedRecipients: readonly {
+          emailAddress: string;
+          action: 'failed';
+          status: string;
+          diagnosticCode: string;
+        }[];
+        readonly timestamp: string;
+        readonly feedbackId: string;
+        readonly reportingMTA: string;
+      };
+    }
+  | {
+      readonly eventType: 'Complaint';
+      readonly mail: SesMailObject;
+      readonly complaint: {
+        readonly complainedRecipients: readonly { emailAddress: string }[];
+        readonly timestamp: string;
+        readonly feedbackId: string;
+        readonly complaintFeedbackType: 'abuse';
+        readonly arrivalDate: string;
+      };
+    };
+
+/** The events SES would publish for `message`, in order: Send, then one per outcome. */
+export function sesEventsFor(message: SinkMessage, options: { at?: Date } = {}): SesEvent[] {
+  const at = (options.at ?? new Date(message.createdAt)).toISOString();
+  const mail: SesMailObject = {
+    timestamp: message.createdAt,
+    source: message.from,
+    sendingAccountId: '000000000000',
+    messageId: message.id,
+    destination: message.to,
+    headersTruncated: false,
+    headers: Object.entries(message.headers).map(([name, value]) => ({ name, value })),
+    commonHeaders: {
+      from: message.headers.from ? [message.headers.from] : [message.from],
+      to: message.headers.to ? [message.headers.to] : [...message.to],
+      messageId: message.id,
+      subject: message.subject,
+    },
+    tags: Object.fromEntries(Object.entries(message.tags).map(([k, v]) => [k, [v]])),
+  };
+  const byOutcome = (wanted: SimulatorOutcome[]) =>
+    message.to.filter((to) => wanted.includes(simulatorOutcome(to)));
+  const feedbackId = `${message.id.replace(/-000000$/, '')}-feedback-000000`;
+  const events: SesEvent[] = [{ eventType: 'Send', mail, send: {} }];
+
+  const delivered = byOutcome(['delivery', 'complaint']);
+  if (delivered.length > 0) {
+    events.push({
+      eventType: 'Delivery',
+      mail,
+      delivery: {
+        timestamp: at,
+        processingTimeMillis: 0,
+        recipients: delivered,
+        smtpResponse: '250 2.6.0 Message received',
+        reportingMTA: 'local.sesame',
+      },
+    });
+  }
+  for (const [outcome, subType, status, diagnostic] of [
+    ['bounce', 'General', '5.1.1', 'smtp; 550 5.1.1 user unknown'],
+    ['suppressed', 'Suppressed', '5.1.1', 'Amazon SES has suppressed sending to this address'],
+  ] as const) {
+    const recipients = byOutcome([outcome]);
+    if (recipients.length === 0) continue;
+    events.push({
+      eventType: 'Bounce',
+      mail,
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: subType,
+        bouncedRecipients: recipients.map((emailAddress) => ({
+          emailAddress,
+          action: 'failed',
+          status,
+          diagnosticCode: diagnostic,
+        })),
+        timestamp: at,
+        feedbackId,
+        reportingMTA: 'dns; local.sesame',
+      },
+    });
+  }
+  const complained = byOutcome(['complaint']);
+  if (complained.length > 0) {
+    events.push({
+      eventType: 'Complaint',
+      mail,
+      complaint: {
+        complainedRecipients: complained.map((emailAddress) => ({ emailAddress })),
+        timestamp: at,
+        feedbackId,
+        complaintFeedbackType: 'abuse',
+        arrivalDate: at,
+      },
+    });
+  }
+  return events;
+}

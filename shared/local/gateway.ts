@@ -1,0 +1,429 @@
+/**
+ * The local API Gateway: a node:http server that turns each request into an HTTP API payload
+ * 2.0 event, calls the route group's handler in-process, and writes the structured result back,
+ * as API Gateway and Lambda would (including their limits: 10 MB request bodies, 6 MB Lambda
+ * payloads, the group's timeout). Paths under `/_local/` are the local runtime's own pages
+ * (mail sink, queues, schedules); they exist only here.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { consoleLogger, type LocalLogger } from '../adapters/local/log';
+import type { MailSink, SinkMessage } from '../adapters/local/mail-sink';
+import type { LocalQueue } from '../adapters/local/queue';
+import type { LocalScheduler } from '../adapters/local/scheduler';
+import { defaults, type Manifest } from '../manifest';
+import { LOCAL_ACCOUNT_ID, lambdaContext, withTimeout } from './lambda';
+import { compileRoutes, decode, type RouteMatch } from './routes';
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+
+/** API Gateway's payload limit for HTTP APIs. */
+export const MAX_REQUEST_BODY_BYTES = 10 * 1024 * 1024;
+/** Lambda's synchronous invocation payload limit (request event and response alike). */
+export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+export interface GatewayOptions {
+  readonly manifest: Pick<Manifest, 'routeGroups' | 'fallbackGroup'>;
+  /** Handler of each route group, by group name. */
+  readonly handlers: Readonly<Record<string, HttpHandler>>;
+  /** What the `/_local/` pages show; a page whose source is missing answers 404. */
+  readonly mailSink?: MailSink;
+  readonly queue?: LocalQueue;
+  readonly scheduler?: LocalScheduler;
+  /** @default MAX_REQUEST_BODY_BYTES */
+  readonly maxBodyBytes?: number;
+  readonly logger?: LocalLogger;
+}
+
+/** The request as the gateway read it, before it becomes an event. */
+export interface RawRequest {
+  readonly method: string;
+  /** The request target: path and query string, as sent. */
+  readonly url: string;
+  /** Header values by lower-cased name, each repeated header's values in order. */
+  readonly headers: Readonly<Record<string, readonly string[] | undefined>>;
+  readonly body: Buffer;
+  readonly sourceIp: string;
+  readonly protocol: string;
+}
+
+/** Content types whose bodies API Gateway passes as text; every other body arrives base64-encoded. */
+export function isTextContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return (
+    type.startsWith('text/') ||
+    type === 'application/json' ||
+    type.endsWith('+json') ||
+    type === 'application/xml' ||
+    type.endsWith('+xml') ||
+    type === 'application/javascript'
+  );
+}
+
+/** Builds the payload 2.0 event API Gateway would send for `request` matched to `match`. */
+export function toHttpApiEvent(
+  request: RawRequest,
+  match: RouteMatch,
+  context: { requestId: string; now: Date },
+): APIGatewayProxyEventV2 {
+  const queryAt = request.url.indexOf('?');
+  const rawPath = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+  const rawQueryString = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
+
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, values] of Object.entries(request.headers)) {
+    if (!values || values.length === 0) continue;
+    if (name === 'cookie') {
+      // Payload 2.0 moves cookies out of the headers into `cookies`.
+      for (const v of values)
+        cookies.push(
+          ...v
+            .split(';')
+            .map((c) => c.trim())
+            .filter((c) => c !== ''),
+        );
+      continue;
+    }
+    headers[name] = values.join(',');
+  }
+
+  const query: Record<string, string> = {};
+  for (const pair of rawQueryString.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = decode((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+    const value = eq < 0 ? '' : decode(pair.slice(eq + 1).replace(/\+/g, ' '));
+    query[key] = key in query ? `${query[key]},${value}` : value;
+  }
+
+  const host = headers.host ?? 'localhost';
+  // API Gateway adds these to every request.
+  headers['x-forwarded-for'] = headers['x-forwarded-for']
+    ? `${headers['x-forwarded-for']}, ${request.sourceIp}`
+    : request.sourceIp;
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-port'] = /:(\d+)$/.exec(host)?.[1] ?? '80';
+  const hasBody = request.body.length > 0;
+  const isBase64Encoded = hasBody && !isTextContentType(headers['content-type']);
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: match.routeKey,
+    rawPath,
+    rawQueryString,
+    ...(cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(match.pathParameters ? { pathParameters: match.pathParameters } : {}),
+    requestContext: {
+      accountId: LOCAL_ACCOUNT_ID,
+      apiId: 'local',
+      domainName: host,
+      domainPrefix: host.split('.')[0]!.split(':')[0]!,
+      http: {
+        method: request.method,
+        path: rawPath,
+        protocol: request.protocol,
+        sourceIp: request.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: context.requestId,
+      routeKey: match.routeKey,
+      stage: '$default',
+      time: clfTime(context.now),
+      timeEpoch: context.now.getTime(),
+    },
+    ...(hasBody ? { body: request.body.toString(isBase64Encoded ? 'base64' : 'utf8') } : {}),
+    isBase64Encoded,
+  };
+  return event;
+}
+
+/** What the gateway writes back for a handler's result, following API Gateway's rules for 2.0. */
+export interface HttpReply {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly cookies: readonly string[];
+  readonly body: Buffer;
+}
+
+/**
+ * A structured result is used as is; any other value (an object without `statusCode`, a
+ * string) is a 200 with the value as a JSON body, which is how API Gateway reads 2.0 results.
+ */
+export function toReply(result: unknown): HttpReply {
+  if (typeof result === 'object' && result !== null && 'statusCode' in result) {
+    const r = result as APIGatewayProxyStructuredResultV2;
+    const statusCode = Number(r.statusCode);
+    if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
+      throw new Error(`Invalid statusCode ${String(r.statusCode)} in the handler's result`);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(r.headers ?? {})) headers[name.toLowerCase()] = String(value);
+    const body =
+      r.body === undefined || r.body === null
+        ? Buffer.alloc(0)
+        : Buffer.from(r.body, r.isBase64Encoded ? 'base64' : 'utf8');
+    return { statusCode, headers, cookies: r.cookies ?? [], body };
+  }
+  const json = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    cookies: [],
+    body: Buffer.from(json),
+  };
+}
+
+/** A server answering every request; call `listen` on it. */
+export function createGateway(options: GatewayOptions): Server {
+  const match = compileRoutes(options.manifest);
+  const logger = options.logger ?? consoleLogger;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+  const groups = new Map(options.manifest.routeGroups.map((g) => [g.name, g]));
+  for (const g of options.manifest.routeGroups) {
+    if (!options.handlers[g.name]) throw new Error(`No handler for route group "${g.name}"`);
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = randomUUID();
+    const now = new Date();
+    res.setHeader('apigw-requestid', requestId);
+    const url = req.url ?? '/';
+    if (url === '/_local' || url.startsWith('/_local/') || url.startsWith('/_local?')) {
+      return localPages(options, req, res);
+    }
+
+    const body = await readBody(req, maxBodyBytes);
+    if (body === 'too-large') return tooLarge(res, 'API Gateway accepts request bodies up to 10 MB');
+
+    const matched = match(req.method ?? 'GET', url.split('?')[0]!);
+    const group = groups.get(matched.group)!;
+    const raw: RawRequest = {
+      method: req.method ?? 'GET',
+      url,
+      headers: req.headersDistinct,
+      body,
+      sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+      protocol: `HTTP/${req.httpVersion}`,
+    };
+    const event = toHttpApiEvent(raw, matched, { requestId, now });
+    if (Buffer.byteLength(JSON.stringify(event)) > MAX_LAMBDA_PAYLOAD_BYTES) {
+      return tooLarge(res, "the event exceeds Lambda's 6 MB invocation payload");
+    }
+
+    const timeoutMs = (group.timeoutSeconds ?? defaults.httpTimeoutSeconds) * 1000;
+    const context = lambdaContext({
+      name: group.name,
+      memoryMb: group.memoryMb ?? defaults.memoryMb,
+      timeoutMs,
+    });
+    let reply: HttpReply;
+    try {
+      const result = await withTimeout(options.handlers[group.name]!(event, context), timeoutMs);
+      reply = toReply(result);
+      if (reply.body.length > MAX_LAMBDA_PAYLOAD_BYTES) {
+        throw new Error(`The response body (${reply.body.length} bytes) exceeds Lambda's 6 MB payload limit`);
+      }
+    } catch (error) {
+      // What API Gateway answers when the integration fails; the cause is only in the logs.
+      logger.error(`[gateway] ${event.routeKey} (${raw.method} ${url}) failed in group ${group.name}`, error);
+      reply = {
+        statusCode: 500,
+        headers: { 'content-type': 'application/json' },
+        cookies: [],
+        body: Buffer.from('{"message":"Internal Server Error"}'),
+      };
+    }
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+    if (reply.cookies.length > 0) res.setHeader('set-cookie', [...reply.cookies]);
+    res.setHeader('content-length', reply.body.length);
+    res.statusCode = reply.statusCode;
+    res.end(req.method === 'HEAD' ? undefined : reply.body);
+  };
+
+  return createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error('[gateway] request failed', error);
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.setHeader('content-type', 'application/json');
+        res.end('{"message":"Internal Server Error"}');
+      } else {
+        res.destroy();
+      }
+    });
+  });
+}
+
+/**
+ * Reads the body, up to `limit` bytes. A larger body is read to its end and discarded, so the
+ * client (still sending) gets the 413 rather than a broken pipe; past 10 times the limit the
+ * connection is cut.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const hardLimit = limit * 10;
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > hardLimit) {
+      req.resume();
+      resolve('too-large');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > hardLimit) req.destroy();
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size > limit ? 'too-large' : Buffer.concat(chunks)));
+    req.on('close', () => {
+      if (!req.complete) resolve('too-large');
+    });
+    req.on('error', reject);
+  });
+}
+
+function tooLarge(res: ServerResponse, why: string): void {
+  const body = JSON.stringify({ message: 'Request Entity Too Large' });
+  res.statusCode = 413;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.setHeader('x-sesame-local-reason', why);
+  res.end(body);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** API Gateway's `requestContext.time`: `21/Nov/2025:19:41:00 +0000`. */
+export function clfTime(date: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${p(date.getUTCHours())}:${p(
+    date.getUTCMinutes(),
+  )}:${p(date.getUTCSeconds())} +0000`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// /_local pages
+
+async function localPages(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
+  const method = req.method ?? 'GET';
+  const { mailSink, queue, scheduler } = options;
+  req.resume();
+
+  if (mailSink && method === 'GET' && path === '/_local/emails') {
+    return json(res, 200, (await mailSink.list()).map(emailJson));
+  }
+  if (mailSink && method === 'DELETE' && path === '/_local/emails') {
+    mailSink.clear();
+    return json(res, 200, { deleted: true });
+  }
+  const one = /^\/_local\/emails\/([^/]+)(\/raw)?$/.exec(path);
+  if (mailSink && method === 'GET' && one) {
+    const id = decode(one[1]!);
+    if (one[2]) {
+      const raw = mailSink.raw(id);
+      if (!raw) return json(res, 404, { message: 'Not Found' });
+      res.statusCode = 200;
+      res.setHeader('content-type', 'message/rfc822');
+      res.setHeader('x-content-type-options', 'nosniff');
+      res.setHeader('content-length', raw.byteLength);
+      res.end(raw);
+      return;
+    }
+    const message = await mailSink.get(id);
+    return message ? json(res, 200, emailJson(message)) : json(res, 404, { message: 'Not Found' });
+  }
+  if (mailSink && method === 'GET' && path === '/_local/mail') {
+    const html = mailPage(await mailSink.list());
+    res.statusCode = 200;
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    // The page runs no script; mails render in sandboxed frames that inherit this policy.
+    res.setHeader(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data: http: https:; frame-src 'self'",
+    );
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.end(html);
+    return;
+  }
+  if (queue && method === 'GET' && path === '/_local/queues') {
+    return json(res, 200, { queues: queue.stats(), deadLetters: queue.deadLetters() });
+  }
+  if (scheduler && method === 'GET' && path === '/_local/schedules') {
+    return json(res, 200, { oneOff: scheduler.list(), recurring: scheduler.recurringSchedules() });
+  }
+  return json(res, 404, { message: 'Not Found' });
+}
+
+function emailJson(m: SinkMessage) {
+  return {
+    id: m.id,
+    to: m.to,
+    from: m.from,
+    subject: m.subject,
+    html: m.html,
+    text: m.text,
+    headers: m.headers,
+    tags: m.tags,
+    attachments: m.attachments,
+    createdAt: m.createdAt,
+    ...(m.parseError ? { parseError: m.parseError } : {}),
+  };
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+function mailPage(messages: readonly SinkMessage[]): string {
+  const items = messages
+    .map((m) => {
+      const id = escapeHtml(m.id);
+      const raw = `/_local/emails/${encodeURIComponent(m.id)}/raw`;
+      const body = m.html
+        ? `<iframe sandbox="" referrerpolicy="no-referrer" srcdoc="${escapeHtml(m.html)}" title="${id}"></iframe>`
+        : `<pre>${escapeHtml(m.text ?? '')}</pre>`;
+      return `<article id="m-${id}">
+<h2>${escapeHtml(m.subject ?? '(no subject)')}</h2>
+<dl><dt>To</dt><dd>${escapeHtml(m.to.join(', '))}</dd><dt>From</dt><dd>${escapeHtml(m.headers.from ?? m.from)}</dd>
+<dt>Date</dt><dd>${escapeHtml(m.createdAt)}</dd><dt>Id</dt><dd><a href="${escapeHtml(raw)}">${id}</a></dd></dl>
+${body}
+</article>`;
+    })
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sesame local mail (${messages.length})</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
+article{border:1px solid #ccc;border-radius:6px;padding:1rem;margin:1rem 0}
+h2{margin:0 0 .5rem;font-size:1.1rem}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:0 0 .75rem;color:#555}
+dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+iframe{width:100%;height:22rem;border:1px solid #eee}
+pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem}
+</style></head>
+<body><h1>Sesame local mail</h1>
+<p>${messages.length} message(s), newest first. Sent mail is kept here; nothing leaves this machine.</p>
+${items || '<p>No mail yet.</p>'}
+</body></html>
+`;
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../shared/errors';
+import { withIdempotency } from '../../shared/http/idempotency';
+import type { Deps } from '../../shared/ports';
+import { useLocalRuntime } from './helpers/local';
+
+let nowMs = Date.parse('2026-01-01T00:00:10Z');
+const clock = { now: () => new Date(nowMs) };
+const rt = useLocalRuntime({ env: { RATE_LIMIT_PER_MINUTE: '5', IDEMPOTENCY_TTL_HOURS: '24' }, clock });
+
+const send = (
+  deps: Deps,
+  key: string | undefined,
+  status = 200,
+  scope = 'POST /v1/send',
+  projectId = rt.projectId,
+) =>
+  withIdempotency(
+    deps,
+    { projectId, scope, key, request: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } } },
+    async () => ({
+      statusCode: status,
+    }),
+  );
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('rate limit', () => {
+  it('allows the limit per minute per project, then 429 with Retry-After, then resets', async () => {
+    nowMs = Date.parse('2026-01-01T00:01:15Z');
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof rt.api>> | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await rt.api('GET', '/contacts');
+      statuses.push(last.status);
+      if (i === 0) {
+        expect(last.headers['ratelimit-limit']).toBe('5');
+        expect(last.headers['ratelimit-remaining']).toBe('4');
+        expect(last.headers['ratelimit-reset']).toBe('45');
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(last!.headers['retry-after']).toBe('45');
+    expect(last!.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    // Open routes are not counted; the next window starts afresh.
+    expect((await rt.api('GET', '/config', { key: null })).status).toBe(200);
+    nowMs = Date.parse('2026-01-01T00:02:00Z');
+    expect((await rt.api('GET', '/contacts')).status).toBe(200);
+  });
+
+  it('counts every instance against one shared window', async () => {
+    nowMs = Date.parse('2026-01-01T00:05:00Z');
+    const second = await rt.startAnotherInstance();
+    try {
+      const a = await Promise.all([0, 1, 2].map(() => rt.api('GET', '/contacts')));
+      const b = await Promise.all([0, 1, 2].map(() => second.api('GET', '/contacts')));
+      const statuses = [...a, ...b].map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('runs once; a reuse answers 409 with the original request', async () => {
+    nowMs = Date.parse('2026-01-02T00:00:00Z');
+    expect(await send(rt.deps, 'key-1')).toEqual({ statusCode: 200 });
+    const err = await rejection(send(rt.deps, 'key-1'));
+    expect(err.statusCode).toBe(409);
+    expect(err.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(err.extra.details).toEqual({
+      key: 'key-1',
+      originalRequest: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } },
+      originalRequestAt: '2026-01-02T00:00:00.000Z',
+      originalStatusCode: 200,
+    });
+  });
+
+  it('is scoped to the project and the endpoint', async () => {
+    expect((await send(rt.deps, 'key-2')).statusCode).toBe(200);
+    expect((await send(rt.deps, 'key-2', 200, 'POST /v1/track')).statusCode).toBe(200);
+    expect((await send(rt.deps, 'key-2', 200, 'POST /v1/send', 'another-project')).statusCode).toBe(200);
+  });
+
+  it('lets exactly one of concurrent duplicates run; the others get 409 while it runs', async () => {
+    let runs = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = withIdempotency(
+      rt.deps,
+      {
+        projectId: rt.projectId,
+        scope: 'POST /v1/send',
+        key: 'key-3',
+        request: { method: 'POST', path: '/v1/send' },
+      },
+      async () => {
+        runs++;
+        await gate;
+        return { statusCode: 200 };
+      },
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const dupes = await Promise.allSettled([
+      send(rt.deps, 'key-3'),
+      send(rt.deps, 'key-3'),
+      send(rt.deps, 'key-3'),
+    ]);
+    release();
+    await first;
+    expect(runs).toBe(1);
+    for (const d of dupes) {
+      expect(d.status).toBe('rejected');
+      const reason = (d as PromiseRejectedResult).reason as AppError;
+      expect(reason.code).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(reason.extra.details?.originalStatusCode).toBeNull();
+    }
+  });
+
+  it('releases the key when the request fails (4xx or thrown)', async () => {
+    expect((await send(rt.deps, 'key-4', 422)).statusCode).toBe(422);
+    expect((await send(rt.deps, 'key-4', 200)).statusCode).toBe(200);
+    await expect(
+      withIdempotency(
+        rt.deps,
+        {
+          projectId: rt.projectId,
+          scope: 'POST /v1/send',
+          key: 'key-5',
+          request: { method: 'POST', path: '/v1/send' },
+        },
+        async () => {
+          throw new AppError(422, 'VALIDATION_ERROR', 'bad');
+        },
+      ),
+    ).rejects.toThrow('bad');
+    expect((await send(rt.deps, 'key-5')).statusCode).toBe(200);
+  });
+
+  it('expires after the configured time', async () => {
+    nowMs = Date.parse('2026-01-03T00:00:00Z');
+    await send(rt.deps, 'key-6');
+    nowMs += 23 * 3600_000;
+    expect((await rejection(send(rt.deps, 'key-6'))).statusCode).toBe(409);
+    nowMs += 2 * 3600_000;
+    expect((await send(rt.deps, 'key-6')).statusCode).toBe(200);
+  });
+
+  it('refuses keys that are empty, too long or not printable ASCII with 400', async () => {
+    for (const key of ['', 'x'.repeat(256), 'tab\there', 'ünïcode']) {
+      const err = await rejection(send(rt.deps, key));
+      expect(err.statusCode).toBe(400);
+      expect(err.code).toBe('INVALID_IDEMPOTENCY_KEY');
+    }
+    expect((await send(rt.deps, 'x'.repeat(255))).statusCode).toBe(200);
+    expect((await send(rt.deps, undefined)).statusCode).toBe(200);
+    expect((await send(rt.deps, undefined)).statusCode).toBe(200);
+  });
+});
