@@ -92,8 +92,8 @@ const manifestData = {
   fallbackGroup: 'config',
   queues: [
     {
-      name: 'maintenance',
-      handler: 'functions/queues/maintenance/index.ts',
+      name: 'jobs',
+      handler: 'functions/queues/jobs/index.ts',
       batchSize: 5,
       timeoutSeconds: 300,
       visibilityTimeoutSeconds: 1800,

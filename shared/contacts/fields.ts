@@ -158,7 +158,7 @@ function references(node: unknown, field: string): boolean {
 
 /**
  * Deletes a custom field: its type record goes at once (so the next value infers a type anew) and
- * the maintenance queue strips the value from every contact.
+ * the jobs queue strips the value from every contact.
  */
 export async function deleteField(
   deps: FieldDeps,
@@ -169,7 +169,7 @@ export async function deleteField(
   if ('standard' in name) throw badRequest(`${name.standard} is a standard field and cannot be deleted`);
   const types = await requireCustomField(deps, projectId, name.custom);
   // Queue first: if we crash after it, the strip still runs; the type records are removed below.
-  await deps.queue.send('maintenance', { type: 'field.strip', projectId, path: name.custom });
+  await deps.queue.send('jobs', { type: 'field.strip', projectId, path: name.custom });
   for (const t of types) {
     await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.field(projectId, t.path) }));
   }

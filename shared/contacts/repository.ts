@@ -28,7 +28,7 @@ export interface Contact {
 export interface ContactRecord extends Contact {
   readonly emailLower: string;
   readonly version: number;
-  /** Set when the contact is deleted; its items are purged by the maintenance queue. */
+  /** Set when the contact is deleted; its items are purged by the jobs queue. */
   readonly deletedAt?: string;
   /** Events written after this version; re-written (idempotently) by the next update. */
   readonly pendingEvents?: readonly EventRecord[];

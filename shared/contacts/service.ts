@@ -261,7 +261,7 @@ async function claimForMove(deps: ContactDeps, projectId: string, contactId: str
 
 /**
  * Deletes a contact: a tombstone hides it at once (lists, gets and lookups stop seeing it), then
- * the maintenance queue purges its events, its email claim and the item itself. A retried delete
+ * the jobs queue purges its events, its email claim and the item itself. A retried delete
  * of a tombstoned contact enqueues the purge again.
  */
 export async function deleteContact(deps: ContactDeps, projectId: string, contactId: string): Promise<void> {
@@ -278,7 +278,7 @@ export async function deleteContact(deps: ContactDeps, projectId: string, contac
 }
 
 export async function enqueuePurge(deps: ContactDeps, projectId: string, contactId: string) {
-  await deps.queue.send('maintenance', { type: 'contact.purge', projectId, contactId });
+  await deps.queue.send('jobs', { type: 'contact.purge', projectId, contactId });
 }
 
 export interface ListQuery {

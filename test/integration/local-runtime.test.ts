@@ -59,7 +59,7 @@ describe('local runtime with the real handlers', () => {
     const source = await rt.api('GET', `/_local/emails/${messageId}/raw`, { key: null });
     expect(source.headers['content-type']).toBe('message/rfc822');
     expect(source.text).toContain('Subject: Hi');
-    expect((await rt.api('GET', '/_local/queues', { key: null })).body.queues).toHaveProperty('maintenance');
+    expect((await rt.api('GET', '/_local/queues', { key: null })).body.queues).toHaveProperty('jobs');
   });
 
   it('refuses a request body over 10 MB with 413', async () => {
@@ -71,13 +71,13 @@ describe('local runtime with the real handlers', () => {
   });
 
   it('runs queue workers from the manifest (drain waits for them)', async () => {
-    await rt.deps.queue.send('maintenance', {
+    await rt.deps.queue.send('jobs', {
       type: 'field.strip',
       projectId: rt.projectId,
       path: 'data.nothing',
     });
     await rt.drain();
-    expect(rt.queue.stats().maintenance).toMatchObject({ pending: 0, inFlight: 0, deadLetters: 0 });
+    expect(rt.queue.stats().jobs).toMatchObject({ pending: 0, inFlight: 0, deadLetters: 0 });
   });
 });
 
@@ -101,7 +101,7 @@ describe('local runtime restarts and overrides', () => {
   it('keeps the seeded project, keys, data and pending messages across a restart', async () => {
     const first = await start({
       timings: { ...fastTimings, stopGraceMs: 0 },
-      handlers: { queues: { maintenance: () => async () => new Promise(() => {}) } },
+      handlers: { queues: { jobs: () => async () => new Promise(() => {}) } },
     });
     const seed = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8'));
     expect(seed).toEqual({
@@ -113,12 +113,12 @@ describe('local runtime restarts and overrides', () => {
     const created = await callApi(first, 'POST', '/contacts', { body: { email: 'keep@example.org' } });
     expect([200, 201]).toContain(created.status);
     // A message whose worker never finishes is still stored when the process stops.
-    await first.deps.queue.send('maintenance', {
+    await first.deps.queue.send('jobs', {
       type: 'field.strip',
       projectId: first.projectId,
       path: 'data.x',
     });
-    await vi.waitFor(() => expect(first.queue.stats().maintenance!.inFlight).toBe(1));
+    await vi.waitFor(() => expect(first.queue.stats().jobs!.inFlight).toBe(1));
     await expect(start()).rejects.toThrow(/in use/);
     await first.stop();
     running.length = 0;
@@ -127,7 +127,7 @@ describe('local runtime restarts and overrides', () => {
     const second = await start({
       handlers: {
         queues: {
-          maintenance: () => async (event: SQSEvent) => {
+          jobs: () => async (event: SQSEvent) => {
             seen.push(event);
           },
         },

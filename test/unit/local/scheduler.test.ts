@@ -14,7 +14,7 @@ import type { QueueName } from '../../../shared/manifest';
 import type { Clock, QueueMessage } from '../../../shared/ports';
 
 const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
-const queue = 'maintenance' as QueueName;
+const queue = 'jobs' as QueueName;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function target() {

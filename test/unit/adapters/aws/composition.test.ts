@@ -13,8 +13,8 @@ const s3 = mockClient(S3Client);
 
 const env = {
   TABLE_NAME: 'sesame-table',
-  QUEUE_MAINTENANCE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/sesame-maintenance',
-  QUEUE_MAINTENANCE_ARN: 'arn:aws:sqs:eu-west-1:123456789012:sesame-maintenance',
+  QUEUE_JOBS_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/sesame-jobs',
+  QUEUE_JOBS_ARN: 'arn:aws:sqs:eu-west-1:123456789012:sesame-jobs',
   SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/sesame-scheduler',
   SCHEDULER_GROUP_NAME: 'sesame-prod',
   SES_CONFIGURATION_SET: 'sesame-events',
@@ -31,7 +31,7 @@ afterAll(() => {
 
 describe('queueEnvVar', () => {
   it('upper-cases the queue name and turns - into _', () => {
-    expect(queueEnvVar('maintenance', 'URL')).toBe('QUEUE_MAINTENANCE_URL');
+    expect(queueEnvVar('jobs', 'URL')).toBe('QUEUE_JOBS_URL');
     expect(queueEnvVar('campaign-send', 'ARN')).toBe('QUEUE_CAMPAIGN_SEND_ARN');
   });
 });
@@ -43,8 +43,8 @@ describe('awsDeps', () => {
   });
 
   it('lists every problem in one error', () => {
-    expect(() => awsDeps({ SCHEDULER_ROLE_ARN: 'not-an-arn', QUEUE_MAINTENANCE_URL: 'nope' })).toThrow(
-      /TABLE_NAME.*SCHEDULER_ROLE_ARN: expected an IAM role ARN.*QUEUE_MAINTENANCE_URL/,
+    expect(() => awsDeps({ SCHEDULER_ROLE_ARN: 'not-an-arn', QUEUE_JOBS_URL: 'nope' })).toThrow(
+      /TABLE_NAME.*SCHEDULER_ROLE_ARN: expected an IAM role ARN.*QUEUE_JOBS_URL/,
     );
   });
 
@@ -59,18 +59,18 @@ describe('awsDeps', () => {
     expect(deps.clock.now()).toBeInstanceOf(Date);
     expect(deps.ids.uuid()).toMatch(/^[0-9a-f-]{36}$/);
 
-    await deps.queue.send('maintenance', { type: 'x' });
-    expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.QueueUrl).toBe(env.QUEUE_MAINTENANCE_URL);
+    await deps.queue.send('jobs', { type: 'x' });
+    expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.QueueUrl).toBe(env.QUEUE_JOBS_URL);
 
     await deps.scheduler.scheduleAt({
       name: 'n',
       at: new Date(Date.now() + 3_600_000),
-      queue: 'maintenance',
+      queue: 'jobs',
       message: { type: 'x' },
     });
     expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input).toMatchObject({
       GroupName: 'sesame-prod',
-      Target: { Arn: env.QUEUE_MAINTENANCE_ARN, RoleArn: env.SCHEDULER_ROLE_ARN },
+      Target: { Arn: env.QUEUE_JOBS_ARN, RoleArn: env.SCHEDULER_ROLE_ARN },
     });
 
     ses.on(SendEmailCommand).resolves({ MessageId: 'm' });
@@ -96,7 +96,7 @@ describe('awsDeps', () => {
       'Blob storage is not configured for this function: set UPLOAD_BUCKET',
     );
     await expect(deps.scheduler.cancel('n')).rejects.toThrow('set SCHEDULER_ROLE_ARN');
-    await expect(deps.queue.send('maintenance', { type: 'x' })).rejects.toThrow('no URL configured');
+    await expect(deps.queue.send('jobs', { type: 'x' })).rejects.toThrow('no URL configured');
     expect(s3.calls()).toHaveLength(0);
   });
 });

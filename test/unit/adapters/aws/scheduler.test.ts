@@ -11,7 +11,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EventBridgeScheduler, fireTime, scheduleName } from '../../../../shared/adapters/aws/scheduler';
 
-const queueArn = 'arn:aws:sqs:eu-west-1:123456789012:sesame-maintenance';
+const queueArn = 'arn:aws:sqs:eu-west-1:123456789012:sesame-jobs';
 const roleArn = 'arn:aws:iam::123456789012:role/sesame-scheduler';
 const now = new Date('2030-01-01T00:00:00.000Z');
 const client = new SchedulerClient({ region: 'eu-west-1' });
@@ -19,14 +19,14 @@ const mock = mockClient(client);
 const scheduler = new EventBridgeScheduler(client, {
   groupName: 'sesame-prod',
   roleArn,
-  queueArns: { maintenance: queueArn },
+  queueArns: { jobs: queueArn },
   clock: { now: () => now },
 });
 
 const input = {
   name: 'campaign-c1',
   at: new Date('2030-01-01T12:34:56.789Z'),
-  queue: 'maintenance',
+  queue: 'jobs',
   message: { type: 'campaign.start', campaignId: 'c1' },
 } as const;
 
@@ -106,7 +106,7 @@ describe('EventBridgeScheduler.scheduleAt', () => {
 
   it('fails clearly for a queue without an ARN', async () => {
     const unconfigured = new EventBridgeScheduler(client, { groupName: 'g', roleArn, queueArns: {} });
-    await expect(unconfigured.scheduleAt(input)).rejects.toThrow('no ARN configured for queue "maintenance"');
+    await expect(unconfigured.scheduleAt(input)).rejects.toThrow('no ARN configured for queue "jobs"');
     expect(mock.calls()).toHaveLength(0);
   });
 
