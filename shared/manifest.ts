@@ -83,6 +83,11 @@ const manifestData = {
       ],
     },
     {
+      name: 'public',
+      handler: 'functions/http/public/index.ts',
+      routes: [],
+    },
+    {
       name: 'config',
       handler: 'functions/http/config/index.ts',
       memoryMb: 256,
