@@ -11,6 +11,8 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
   HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
   type HttpStage,
   LogGroupLogDestination,
   PayloadFormatVersion,
@@ -134,6 +136,18 @@ export class StatelessStack extends Stack {
       for (const route of group.routes) {
         this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
       }
+      // Requests matching no route go to the fallback group, which answers the spec's 404 envelope
+      // instead of API Gateway's own `{"message":"Not Found"}`.
+      if (group.name === manifest.fallbackGroup) {
+        new HttpRoute(this.api, 'DefaultRoute', {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.DEFAULT,
+          integration,
+        });
+      }
+    }
+    if (!manifest.routeGroups.some((g) => g.name === manifest.fallbackGroup)) {
+      throw new Error(`The fallback group ${manifest.fallbackGroup} is not a route group`);
     }
 
     // Queue workers: one record at a time inside, partial batch failures reported, concurrency capped.

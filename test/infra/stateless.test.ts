@@ -21,11 +21,26 @@ describe('HTTP API', () => {
   const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
 
   it('has exactly the routes of the manifest', () => {
-    const expected = manifest.routeGroups.flatMap((g) => g.routes.map((r) => `${r.method} ${r.path}`));
+    const expected = [
+      ...manifest.routeGroups.flatMap((g) => g.routes.map((r) => `${r.method} ${r.path}`)),
+      '$default',
+    ];
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...expected].sort());
   });
 
-  for (const group of manifest.routeGroups) {
+  it('sends requests matching no route to the fallback group', () => {
+    const fallback = routes.find((r) => r.Properties.RouteKey === '$default');
+    const fnId = functionId(`Http${pascalCase(manifest.fallbackGroup)}`);
+    const integrationId = Object.entries(integrations).find(
+      ([, i]) =>
+        JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [fnId, 'Arn'] }),
+    )?.[0];
+    expect(fallback?.Properties.Target).toEqual({
+      'Fn::Join': ['', ['integrations/', { Ref: integrationId }]],
+    });
+  });
+
+  for (const group of manifest.routeGroups.filter((g) => g.routes.length > 0)) {
     it(`routes every ${group.name} path to the ${group.name} Lambda with payload format 2.0`, () => {
       const fnId = functionId(`Http${pascalCase(group.name)}`);
       const [integrationId, ...others] = Object.entries(integrations)
