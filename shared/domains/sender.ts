@@ -15,10 +15,15 @@ export async function requireVerifiedSenderDomain(
   const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1).toLowerCase();
   const record = domain ? await getDomainByName(deps, projectId, domain) : undefined;
   if (!record) {
-    throw new AppError(403, 'INTERNAL_SERVER_ERROR', `The sender domain ${domain} is not registered to this project`, {
-      suggestion: 'Add the domain with POST /domains and publish its DNS records',
-      details: { domain, reason: 'DOMAIN_NOT_REGISTERED' },
-    });
+    throw new AppError(
+      403,
+      'INTERNAL_SERVER_ERROR',
+      `The sender domain ${domain} is not registered to this project`,
+      {
+        suggestion: 'Add the domain with POST /domains and publish its DNS records',
+        details: { domain, reason: 'DOMAIN_NOT_REGISTERED' },
+      },
+    );
   }
   if (!record.verified) {
     throw new AppError(403, 'INTERNAL_SERVER_ERROR', `The sender domain ${domain} is not verified yet`, {
