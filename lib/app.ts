@@ -31,6 +31,7 @@ export function addSesameStacks(
     stateful,
     manifest: options.manifest,
     apiThrottle: { rateLimit: config.apiRateLimit, burstLimit: config.apiBurstLimit },
+    publicBaseUrl: config.publicBaseUrl,
     tags,
   });
   return { stateful, stateless };

@@ -20,6 +20,8 @@ export const stageConfigSchema = z.object({
   apiRateLimit: z.coerce.number().int().positive().default(50),
   /** Burst of requests per second the API accepts above the steady rate. */
   apiBurstLimit: z.coerce.number().int().positive().default(100),
+  /** Public base URL for links in emails, when a custom domain fronts the API; default the API URL. */
+  publicBaseUrl: z.url({ protocol: /^https$/ }).optional(),
 });
 
 export type StageConfig = z.infer<typeof stageConfigSchema>;

@@ -2,6 +2,7 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { manifest as defaultManifest, type Manifest } from '../shared/manifest';
 import { DataTable } from './constructs/data-table';
+import { LinkSigningSecret } from './constructs/link-signing';
 import { OneOffScheduler } from './constructs/one-off-scheduler';
 import { UploadBucket } from './constructs/upload-bucket';
 import { WorkQueue } from './constructs/work-queue';
@@ -14,6 +15,8 @@ export interface StatefulResources {
   readonly queues: ReadonlyMap<string, WorkQueue>;
   /** Schedule group and role for the one-off schedules the runtime creates. */
   readonly oneOffScheduler: OneOffScheduler;
+  /** Key of the signed links in emails, generated once and kept. */
+  readonly linkSigning: LinkSigningSecret;
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -31,7 +34,8 @@ export interface StatefulStackProps extends StackProps {
 
 /**
  * Everything that holds data or in-flight work and must outlive a redeploy: the table, the upload
- * bucket, the work queues and the group of pending one-off schedules. Changed rarely; the
+ * bucket, the work queues, the group of pending one-off schedules and the key of the signed
+ * links in emails already sent. Changed rarely; the
  * stateless stack can be destroyed and redeployed freely.
  */
 export class StatefulStack extends Stack implements StatefulResources {
@@ -39,6 +43,7 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly bucket: UploadBucket;
   readonly queues: ReadonlyMap<string, WorkQueue>;
   readonly oneOffScheduler: OneOffScheduler;
+  readonly linkSigning: LinkSigningSecret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
@@ -54,6 +59,14 @@ export class StatefulStack extends Stack implements StatefulResources {
     this.oneOffScheduler = new OneOffScheduler(this, 'OneOffSchedules', {
       queues: [...this.queues.values()],
     });
+    // Direct uploads (manifest): the stored object starts the work on the named queue.
+    for (const def of manifest.directUploads ?? []) {
+      const queue = this.queues.get(def.queue);
+      if (!queue)
+        throw new Error(`Direct upload ${def.name} names queue ${def.queue}, which is not in the manifest`);
+      this.bucket.notifyOnCreated(def.keyPrefix, queue.queue);
+    }
+    this.linkSigning = new LinkSigningSecret(this, 'LinkSigningSecret');
   }
 }
 

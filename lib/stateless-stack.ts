@@ -1,6 +1,8 @@
 import {
+  Aws,
   CfnOutput,
   CrossStackReferences,
+  Duration,
   ReferenceStrength,
   RemovalPolicy,
   Stack,
@@ -9,6 +11,7 @@ import {
 } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CorsHttpMethod,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -18,15 +21,18 @@ import {
   PayloadFormatVersion,
   type ThrottleSettings,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { HttpLambdaIntegration, HttpUrlIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { manifest as defaultManifest, defaults, type Manifest } from '../shared/manifest';
+import { manifest as defaultManifest, defaults, type ExtraGrant, type Manifest } from '../shared/manifest';
+import { DirectUploadApi } from './constructs/direct-upload-api';
 import { bindEmailSending } from './constructs/email-sending';
 import { FunctionScheduleTarget } from './constructs/function-schedule-target';
+import { bindSubscriptionLinks } from './constructs/link-signing';
+import { bindExtraGrants } from './constructs/sender-domains';
 import { SesameFunction } from './constructs/sesame-function';
 import { pascalCase, type StatefulResources } from './stateful-stack';
 
@@ -48,6 +54,11 @@ export interface StatelessStackProps extends StackProps {
    * @default RetentionDays.ONE_MONTH
    */
   readonly logRetention?: RetentionDays;
+  /**
+   * Public base URL of the API for links in emails (a custom domain in front of the API).
+   * @default the API's own `https://<api-id>.execute-api.<region>.<suffix>` URL
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -58,11 +69,14 @@ export interface StatelessStackProps extends StackProps {
 export class StatelessStack extends Stack {
   readonly api: HttpApi;
   readonly stage: HttpStage;
-  /** Every function of the stack, by construct id (`Http<Group>`, `Worker<Queue>`, `Schedule<Name>`). */
+  /** Every function of the stack, by construct id (`Http<Group>`, `Worker<Queue>`, `Schedule<Name>`, `Authorizer<Upload>`). */
   readonly functions = new Map<string, SesameFunction>();
+  /** The REST API of each manifest direct upload, by upload name. */
+  readonly directUploads = new Map<string, DirectUploadApi>();
 
   private readonly stateful: StatefulResources;
   private readonly logRetention: RetentionDays;
+  private publicBaseUrl = '';
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -80,10 +94,27 @@ export class StatelessStack extends Stack {
     }
 
     // HTTP API: one Lambda per route group, one route per manifest route.
+    // CORS is per API on HTTP APIs, so the manifest's configuration covers every route (see CorsDef).
+    const cors = manifest.cors;
     this.api = new HttpApi(this, 'Api', {
       description: 'Sesame HTTP API',
       createDefaultStage: false,
+      ...(cors
+        ? {
+            corsPreflight: {
+              allowOrigins: [...cors.allowOrigins],
+              allowMethods: cors.allowMethods.map((m) => CorsHttpMethod[m]),
+              allowHeaders: [...cors.allowHeaders],
+              exposeHeaders: [...cors.exposeHeaders],
+              maxAge: Duration.seconds(cors.maxAgeSeconds),
+            },
+          }
+        : {}),
     });
+    // Links in emails point here; the API id is known before any function exists (no cycle).
+    this.publicBaseUrl =
+      props.publicBaseUrl?.replace(/\/+$/, '') ??
+      `https://${this.api.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: this.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -126,6 +157,7 @@ export class StatelessStack extends Stack {
         description: `Sesame HTTP routes: ${group.name}`,
         memoryMb: group.memoryMb ?? defaults.memoryMb,
         timeoutSeconds: group.timeoutSeconds ?? defaults.httpTimeoutSeconds,
+        grants: group.grants,
       });
       // One integration and one invoke permission (for this API) per group; API Gateway picks the
       // group's Lambda by route and the Lambda's router dispatches within the group.
@@ -145,6 +177,32 @@ export class StatelessStack extends Stack {
           integration,
         });
       }
+    }
+    // Direct uploads: the HTTP API forwards the route (body untouched) to a REST API that stores
+    // the body in the upload bucket, so no Lambda invocation carries it (docs/imports.md).
+    for (const def of manifest.directUploads ?? []) {
+      const authorizer = this.addFunction(`Authorizer${pascalCase(def.name)}`, {
+        entry: def.authorizer,
+        description: `Sesame upload authorizer: ${def.method} ${def.path}`,
+        timeoutSeconds: 10,
+      });
+      const upload = new DirectUploadApi(this, `${pascalCase(def.name)}Upload`, {
+        definition: def,
+        bucket: this.stateful.bucket,
+        authorizer,
+        throttle: props.apiThrottle
+          ? { rateLimit: props.apiThrottle.rateLimit ?? 50, burstLimit: props.apiThrottle.burstLimit ?? 100 }
+          : undefined,
+        logRetention: this.logRetention,
+      });
+      this.directUploads.set(def.name, upload);
+      this.api.addRoutes({
+        path: def.path,
+        methods: [HttpMethod[def.method]],
+        integration: new HttpUrlIntegration(`${pascalCase(def.name)}Integration`, upload.routeUrl, {
+          method: HttpMethod[def.method],
+        }),
+      });
     }
     if (!manifest.routeGroups.some((g) => g.name === manifest.fallbackGroup)) {
       throw new Error(`The fallback group ${manifest.fallbackGroup} is not a route group`);
@@ -175,6 +233,7 @@ export class StatelessStack extends Stack {
         entry: def.handler,
         description: `Sesame schedule: ${def.name}`,
         timeoutSeconds: defaults.workerTimeoutSeconds,
+        grants: def.grants,
       });
       new Schedule(this, `${pascalCase(def.name)}Schedule`, {
         schedule: ScheduleExpression.expression(def.expression),
@@ -189,15 +248,30 @@ export class StatelessStack extends Stack {
   /** A Sesame function with every binding the handlers' `deps` need. */
   private addFunction(
     id: string,
-    props: { entry: string; description: string; memoryMb?: number; timeoutSeconds: number },
+    props: {
+      entry: string;
+      description: string;
+      memoryMb?: number;
+      timeoutSeconds: number;
+      grants?: readonly ExtraGrant[];
+    },
   ): LambdaFunction {
-    const sesameFunction = new SesameFunction(this, id, { ...props, logRetention: this.logRetention });
+    const { grants, ...functionProps } = props;
+    const sesameFunction = new SesameFunction(this, id, {
+      ...functionProps,
+      logRetention: this.logRetention,
+    });
     const fn = sesameFunction.function;
     this.stateful.table.bindReadWrite(fn);
     this.stateful.bucket.bindReadWrite(fn);
     for (const queue of this.stateful.queues.values()) queue.bindSender(fn);
     this.stateful.oneOffScheduler.bind(fn);
     bindEmailSending(fn);
+    bindSubscriptionLinks(fn, {
+      secretReference: this.stateful.linkSigning.dynamicReference,
+      publicBaseUrl: this.publicBaseUrl,
+    });
+    bindExtraGrants(sesameFunction, grants);
     this.functions.set(id, sesameFunction);
     return fn;
   }

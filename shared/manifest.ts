@@ -28,7 +28,17 @@ export interface RouteGroupDef {
   readonly memoryMb?: number;
   /** Lambda timeout in seconds (API Gateway caps the request at 29 s). @default 29 */
   readonly timeoutSeconds?: number;
+  /** Rights beyond those every function has (see `ExtraGrant`). @default none */
+  readonly grants?: readonly ExtraGrant[];
 }
+
+/**
+ * Rights only some functions get, on top of the ports every function uses:
+ * - `manage-sender-domains`: create, read and delete SES domain identities, set their MAIL FROM
+ *   domain, find Route 53 hosted zones and upsert the domain's records in them;
+ * - `check-sender-domains`: read SES domain identities.
+ */
+export type ExtraGrant = 'manage-sender-domains' | 'check-sender-domains';
 
 export interface QueueDef {
   readonly name: string;
@@ -51,6 +61,24 @@ export interface ScheduleDef {
   /** An EventBridge Scheduler expression, `rate(...)` or `cron(...)`. */
   readonly expression: string;
   readonly description: string;
+  /** Rights beyond those every function has (see `ExtraGrant`). @default none */
+  readonly grants?: readonly ExtraGrant[];
+}
+
+/**
+ * Cross-origin access (CORS) of the whole API. API Gateway HTTP APIs configure CORS per API, not
+ * per route, so this applies to every endpoint; that is harmless, since every endpoint but
+ * `/v1/track` needs a secret key that never belongs in a browser.
+ */
+export interface CorsDef {
+  readonly allowOrigins: readonly string[];
+  readonly allowMethods: readonly HttpMethod[];
+  /** Lower-case request header names a browser may send. */
+  readonly allowHeaders: readonly string[];
+  /** Lower-case response header names a browser script may read. */
+  readonly exposeHeaders: readonly string[];
+  /** How long a browser may cache a preflight answer. */
+  readonly maxAgeSeconds: number;
 }
 
 export interface Manifest {
@@ -62,6 +90,30 @@ export interface Manifest {
   readonly fallbackGroup: string;
   readonly queues: readonly QueueDef[];
   readonly schedules: readonly ScheduleDef[];
+  /** @default no CORS: browsers may not call the API from other origins */
+  readonly cors?: CorsDef;
+  /** Routes whose body API Gateway stores in the upload bucket itself (see `DirectUploadDef`). @default none */
+  readonly directUploads?: readonly DirectUploadDef[];
+}
+
+/**
+ * A route whose request body never passes through a Lambda invocation: API Gateway (a REST API
+ * with an S3 integration, reached through the HTTP API's route of the same path) stores it in the
+ * upload bucket as `<keyPrefix><projectId>/<jobId>`, after `authorizer` has checked the key from
+ * the headers alone; the bucket announces the stored object on `queue`. Lambda's 6 MB payload
+ * limit, which base64 encoding turns into about 4.4 MB of file, does not apply. The local gateway
+ * emulates the same steps. See docs/imports.md.
+ */
+export interface DirectUploadDef {
+  readonly name: string;
+  readonly method: 'POST';
+  readonly path: string;
+  /** Lambda authorizer module (REST API, REQUEST type); exports `createHandler` and `handler`. */
+  readonly authorizer: string;
+  readonly keyPrefix: string;
+  readonly queue: string;
+  /** Largest request body, in bytes, API Gateway may store (it refuses more than 10 MB itself). */
+  readonly maxBodyBytes: number;
 }
 
 const manifestData = {
@@ -80,12 +132,64 @@ const manifestData = {
         { method: 'GET', path: '/contacts/{id}' },
         { method: 'PATCH', path: '/contacts/{id}' },
         { method: 'DELETE', path: '/contacts/{id}' },
+        // POST /contacts/import is a direct upload (below): its body never reaches this Lambda.
+        { method: 'GET', path: '/contacts/import/{jobId}' },
+        { method: 'POST', path: '/contacts/bulk-subscribe' },
+        { method: 'POST', path: '/contacts/bulk-unsubscribe' },
+        { method: 'POST', path: '/contacts/bulk-delete' },
+        { method: 'GET', path: '/contacts/bulk/{jobId}' },
       ],
     },
     {
       name: 'public',
       handler: 'functions/http/public/index.ts',
-      routes: [],
+      routes: [
+        { method: 'POST', path: '/v1/send' },
+        // The one endpoint for browsers: public key only (spec, Authentication).
+        { method: 'POST', path: '/v1/track', auth: 'public' },
+        { method: 'POST', path: '/v1/verify' },
+        // Signed subscription pages linked from emails (unsubscribeUrl, subscribeUrl, manageUrl).
+        { method: 'GET', path: '/v1/subscription/{token}', auth: 'none' },
+        { method: 'POST', path: '/v1/subscription/{token}', auth: 'none' },
+      ],
+    },
+    {
+      name: 'templates',
+      handler: 'functions/http/templates/index.ts',
+      routes: [
+        { method: 'GET', path: '/templates' },
+        { method: 'POST', path: '/templates' },
+        { method: 'GET', path: '/templates/{id}' },
+        { method: 'PATCH', path: '/templates/{id}' },
+        { method: 'DELETE', path: '/templates/{id}' },
+        { method: 'POST', path: '/templates/{id}/duplicate' },
+        { method: 'GET', path: '/templates/{id}/usage' },
+      ],
+    },
+    {
+      name: 'events',
+      handler: 'functions/http/events/index.ts',
+      routes: [
+        { method: 'POST', path: '/events/track' },
+        { method: 'GET', path: '/events' },
+        { method: 'GET', path: '/events/stats' },
+        { method: 'GET', path: '/events/names' },
+        // Static `contact` wins over `{eventName}`, so the usage of an event named "contact" is unreachable.
+        { method: 'GET', path: '/events/contact/{contactId}' },
+        { method: 'GET', path: '/events/{eventName}/usage' },
+        { method: 'DELETE', path: '/events/{eventName}' },
+      ],
+    },
+    {
+      name: 'domains',
+      handler: 'functions/http/domains/index.ts',
+      grants: ['manage-sender-domains'],
+      routes: [
+        { method: 'GET', path: '/domains/project/{projectId}' },
+        { method: 'POST', path: '/domains' },
+        { method: 'GET', path: '/domains/{id}/verify' },
+        { method: 'DELETE', path: '/domains/{id}' },
+      ],
     },
     {
       name: 'config',
@@ -95,6 +199,32 @@ const manifestData = {
     },
   ],
   fallbackGroup: 'config',
+  directUploads: [
+    {
+      name: 'contacts-import',
+      method: 'POST',
+      path: '/contacts/import',
+      authorizer: 'functions/authorizers/contacts-import/index.ts',
+      keyPrefix: 'imports/',
+      queue: 'jobs',
+      // 5 MB of CSV plus room for the multipart envelope (shared/imports/upload.ts checks the same).
+      maxBodyBytes: 5 * 1024 * 1024 + 64 * 1024,
+    },
+  ],
+  // `/v1/track` takes a public key from any web page (spec, Authentication).
+  cors: {
+    allowOrigins: ['*'],
+    allowMethods: ['POST'],
+    allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+    exposeHeaders: [
+      'x-request-id',
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'retry-after',
+    ],
+    maxAgeSeconds: 86400,
+  },
   queues: [
     {
       name: 'jobs',
@@ -104,7 +234,15 @@ const manifestData = {
       visibilityTimeoutSeconds: 1800,
     },
   ],
-  schedules: [],
+  schedules: [
+    {
+      name: 'domain-check',
+      handler: 'functions/schedules/domain-check/index.ts',
+      expression: 'rate(5 minutes)',
+      description: 'Re-checks SES and DNS for every pending sender domain',
+      grants: ['check-sender-domains'],
+    },
+  ],
 } as const satisfies Manifest;
 
 /** The manifest, typed as `Manifest` so optional fields can be read on every entry. */

@@ -6,6 +6,11 @@
  * Every key starts with the project id (`P#<projectId>`), so one project can never address
  * another's items. The single exception is the API-key item, which is how a request finds its
  * project in the first place; it is keyed by the SHA-256 of the key and holds the project id.
+ * Sender domains add two more, because an SES identity belongs to the whole AWS account rather
+ * than to a project: the name claim (one project per domain in a deployment, so a project can
+ * never send as a domain another project verified) and the sparse index of pending domains that
+ * the five-minute background check reads across projects. Only `shared/domains/repository.ts`
+ * reads either, and neither is reachable from a request for another project's data.
  *
  * Access patterns (entity: pattern -> key or index):
  * - project: by id -> pk P#<pid>, sk #PROJECT
@@ -17,9 +22,21 @@
  * - contact events: by contact, by time -> pk P#<pid>#C#<cid>, sk EV#<at>#<eid>
  * - events: recent in project -> gsi1 (P#<pid>#EVENTS, <at>#<eid>)
  * - events: by name -> gsi2 (P#<pid>#EVENT#<name>, <at>#<eid>)
+ * - event names: registry with counts, all of a project -> pk P#<pid>#EVNAMES, sk <name>
+ * - event counts per UTC hour (stats) -> pk P#<pid>#EVHOURS, sk <YYYY-MM-DDTHH> (TTL)
  * - custom field types: per project -> pk P#<pid>, sk FIELD#<path>
  * - sender domains: by name, all of a project -> pk P#<pid>, sk DOMAIN#<name>
+ * - sender domain: by id -> pk P#<pid>, sk DOMAINID#<id> (holds the name)
+ * - sender domain name: which project holds it (exception) -> pk DOMAIN#<name>, sk #CLAIM
+ * - sender domains: pending, all projects, least recently checked first (exception; sparse:
+ *   only PENDING domains carry it) -> gsi1 (DOMAINS#PENDING, <checkedAt>#<pid>#<id>)
  * - segments, campaigns, workflows: by id, all of a project -> pk P#<pid>, sk SEGMENT#|CAMPAIGN#|WORKFLOW#<id>
+ * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
+ * - email records (one per recipient of a send): by id -> pk P#<pid>#MSG#<eid>, sk #MSG
+ * - email records: recent in project -> gsi1 (P#<pid>#EMAILS, <createdAt>#<eid>)
+ * - import jobs: by id (status, counts, checkpoint) -> pk P#<pid>#IMPORT#<jobId>, sk #JOB (TTL)
+ * - import row errors: by job, in row order -> pk P#<pid>#IMPORT#<jobId>, sk ERR#<first row, 10 digits> (TTL)
+ * - bulk jobs: by id (status, ids, counts, failures) -> pk P#<pid>#BULK#<jobId>, sk #JOB (TTL)
  * - idempotency keys -> pk P#<pid>#IDEM#<scope>#<key>, sk #IDEM (TTL)
  * - rate-limit windows -> pk P#<pid>#RATE#<window>, sk #RATE (TTL)
  */
@@ -70,11 +87,36 @@ export const keys = {
   }),
   eventsIndex: (projectId: string) => `${P(projectId)}#EVENTS`,
   eventNameIndex: (projectId: string, name: string) => `${P(projectId)}#EVENT#${name}`,
+  eventNamesPartition: (projectId: string) => `${P(projectId)}#EVNAMES`,
+  eventName: (projectId: string, name: string) => ({ pk: `${P(projectId)}#EVNAMES`, sk: name }),
+  eventHoursPartition: (projectId: string) => `${P(projectId)}#EVHOURS`,
+  eventHour: (projectId: string, hour: string) => ({ pk: `${P(projectId)}#EVHOURS`, sk: hour }),
   projectPartition: (projectId: string) => P(projectId),
   domain: (projectId: string, name: string) => ({ pk: P(projectId), sk: `DOMAIN#${name}` }),
+  domainPrefix: 'DOMAIN#',
+  domainId: (projectId: string, domainId: string) => ({ pk: P(projectId), sk: `DOMAINID#${domainId}` }),
+  domainClaim: (name: string) => ({ pk: `DOMAIN#${name}`, sk: '#CLAIM' }),
+  /** A few pending domains at any time, written only on add and check: one partition suffices. */
+  pendingDomainsIndex: 'DOMAINS#PENDING',
+  pendingDomainSort: (checkedAt: string, projectId: string, domainId: string) =>
+    `${checkedAt}#${projectId}#${domainId}`,
   /** Prefixes of project-level definitions that may reference contact fields. */
   definitionPrefixes: ['SEGMENT#', 'CAMPAIGN#', 'WORKFLOW#'] as const,
   field: (projectId: string, path: string) => ({ pk: P(projectId), sk: `FIELD#${path}` }),
+  template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),
+  templatePrefix: 'TEMPLATE#',
+  emailMessage: (projectId: string, emailId: string) => ({
+    pk: `${P(projectId)}#MSG#${emailId}`,
+    sk: '#MSG',
+  }),
+  emailsIndex: (projectId: string) => `${P(projectId)}#EMAILS`,
+  importJob: (projectId: string, jobId: string) => ({ pk: `${P(projectId)}#IMPORT#${jobId}`, sk: '#JOB' }),
+  importErrors: (projectId: string, jobId: string, firstRow: number) => ({
+    pk: `${P(projectId)}#IMPORT#${jobId}`,
+    sk: `ERR#${String(firstRow).padStart(10, '0')}`,
+  }),
+  importErrorsPrefix: 'ERR#',
+  bulkJob: (projectId: string, jobId: string) => ({ pk: `${P(projectId)}#BULK#${jobId}`, sk: '#JOB' }),
   idempotency: (projectId: string, scope: string, key: string) => ({
     pk: `${P(projectId)}#IDEM#${scope}#${key}`,
     sk: '#IDEM',

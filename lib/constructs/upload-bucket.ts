@@ -1,7 +1,9 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, EventType, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledgeWildcardResource } from '../nag';
 
@@ -77,5 +79,48 @@ export class UploadBucket extends Construct {
       'Object keys (uploads, import files) are chosen at runtime, so the grant covers the objects of this one ' +
         'bucket; the object actions are limited to get, put and delete.',
     );
+  }
+
+  /**
+   * Announces every object created under `prefix` on `queue` (S3 event notifications; the queue
+   * policy lets only this bucket send). Direct uploads start their work this way.
+   */
+  notifyOnCreated(prefix: string, queue: IQueue): void {
+    this.bucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(queue), { prefix });
+    // CDK sets bucket notifications through one custom resource Lambda per stack.
+    const handler = Stack.of(this).node.tryFindChild(
+      'BucketNotificationsHandler050a0587b7544547bf325f094a3db834',
+    );
+    if (handler) {
+      Validations.of(handler).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          "CDK's bucket-notifications custom resource Lambda runs only at deploy time and uses the AWS managed " +
+          'AWSLambdaBasicExecutionRole for its own logs; its role is created by the CDK library, not by this app.',
+      });
+    }
+  }
+
+  /**
+   * Lets `role` (API Gateway's, for a direct upload) put objects under `prefix` only, and returns
+   * the bucket name as `role`'s stack can use it.
+   */
+  bindUploadWriter(role: IRole, prefix: string): string {
+    const consumer = Stack.of(role);
+    const producer = Stack.of(this);
+    const bucketArn =
+      consumer === producer ? this.bucket.bucketArn : producer.exportValue(this.bucket.bucketArn);
+    const bucketName =
+      consumer === producer ? this.bucket.bucketName : producer.exportValue(this.bucket.bucketName);
+    if (consumer !== producer) consumer.addStackDependency(producer, 'imports the upload bucket');
+    const objects = `${bucketArn}/${prefix}*`;
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
+    acknowledgeWildcardResource(
+      role,
+      objects,
+      'Direct uploads are stored under keys API Gateway builds per request (project and job ids), so the grant ' +
+        'covers that one prefix of this one bucket, and only s3:PutObject.',
+    );
+    return bucketName;
   }
 }

@@ -4,6 +4,7 @@
  * are created once per cold start and reused by every invocation.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { Route53Client } from '@aws-sdk/client-route-53';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
@@ -11,9 +12,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { SystemDns } from '../adapters/aws/dns';
 import { createDocumentClient } from '../adapters/aws/dynamo';
+import { Route53Zones } from '../adapters/aws/route53';
 import { S3Blobs } from '../adapters/aws/s3';
 import { EventBridgeScheduler } from '../adapters/aws/scheduler';
 import { SesMailer } from '../adapters/aws/ses';
+import { SesEmailIdentities } from '../adapters/aws/ses-identities';
 import { SqsQueue } from '../adapters/aws/sqs';
 import { type Env, parseEnv, toAppConfig } from '../config/env';
 import { manifest, type QueueName } from '../manifest';
@@ -107,6 +110,7 @@ export function awsDeps(source: EnvSource = process.env): Deps {
   const settings = parseAwsSettings(source);
   const { env } = settings;
   // Region and credentials come from the Lambda environment through the SDK's default chain.
+  const ses = new SESv2Client({});
   return {
     db: createDocumentClient(new DynamoDBClient({})),
     tableName: env.TABLE_NAME,
@@ -118,8 +122,11 @@ export function awsDeps(source: EnvSource = process.env): Deps {
           queueArns: settings.queueArns,
         })
       : unconfiguredScheduler,
-    mailer: new SesMailer(new SESv2Client({}), { configurationSetName: settings.sesConfigurationSet }),
+    mailer: new SesMailer(ses, { configurationSetName: settings.sesConfigurationSet }),
     dns: new SystemDns(),
+    // Only the domains functions may use these two (see ExtraGrant in the manifest).
+    emailIdentities: new SesEmailIdentities(ses),
+    dnsZones: new Route53Zones(new Route53Client({})),
     blobs: env.UPLOAD_BUCKET
       ? new S3Blobs(new S3Client({}), { bucket: env.UPLOAD_BUCKET })
       : unconfiguredBlobs,

@@ -19,6 +19,14 @@ export const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   SIGNUP_ENABLED: bool,
   UPLOAD_BUCKET: z.string().min(1).optional(),
+  /**
+   * Key of the HMAC that signs subscription links in emails (unsubscribeUrl and the like). CDK
+   * supplies a generated one on AWS; the local runtime generates one and keeps it in its data
+   * folder. Changing it invalidates every link already sent.
+   */
+  LINK_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Public base URL of the API, for links in emails (locally the runtime's URL). */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -29,6 +37,10 @@ export interface AppConfig {
   readonly billingEnabled: boolean;
   readonly signupEnabled: boolean;
   readonly storageEnabled: boolean;
+  /** See LINK_SIGNING_SECRET; links cannot be made or checked without it. */
+  readonly linkSigningSecret: string | undefined;
+  /** See PUBLIC_BASE_URL, without a trailing slash. */
+  readonly publicBaseUrl: string | undefined;
 }
 
 export function toAppConfig(env: Env): AppConfig {
@@ -38,6 +50,8 @@ export function toAppConfig(env: Env): AppConfig {
     billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
     storageEnabled: env.UPLOAD_BUCKET !== undefined,
+    linkSigningSecret: env.LINK_SIGNING_SECRET,
+    publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
   };
 }
 

@@ -3,6 +3,8 @@
  * safety: events first, then the email claim, then the tombstone itself, so a purge that dies
  * midway is redone by the redelivered message (the tombstone still says what to do).
  */
+
+import { deleteEvents } from '../events/repository';
 import type { Deps } from '../ports';
 import { batchDelete, queryAll } from '../store/dynamo';
 import { keys } from '../table';
@@ -18,6 +20,7 @@ export async function purgeContact(
   const record = await getContactRecord(deps, projectId, contactId);
   if (record && !record.deletedAt) return 'alive';
   const contactKey = keys.contact(projectId, contactId);
+  const events: { pk: string; sk: string }[] = [];
   const others: { pk: string; sk: string }[] = [];
   for await (const item of queryAll(deps.db, {
     TableName: deps.tableName,
@@ -25,8 +28,12 @@ export async function purgeContact(
     ExpressionAttributeValues: { ':pk': keys.contactPartition(projectId, contactId) },
     ProjectionExpression: 'pk, sk',
   })) {
-    if (item.sk !== contactKey.sk) others.push({ pk: String(item.pk), sk: String(item.sk) });
+    const key = { pk: String(item.pk), sk: String(item.sk) };
+    if (key.sk === contactKey.sk) continue;
+    (key.sk.startsWith('EV#') ? events : others).push(key);
   }
+  // Events through the events module, so the project's event counters drop with them.
+  await deleteEvents(deps, projectId, events);
   await batchDelete(deps.db, deps.tableName, others);
   if (record) {
     await deleteClaimIf(deps, projectId, record.emailLower, contactId);

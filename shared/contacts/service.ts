@@ -198,6 +198,8 @@ export interface PatchInput {
   readonly subscribed?: boolean;
   readonly snoozedUntil?: string | null;
   readonly patch?: DataPatch;
+  /** Recorded on a subscription event. @default 'api' */
+  readonly source?: string;
 }
 
 export async function patchContact(
@@ -218,7 +220,7 @@ export async function patchContact(
       subscribed: input.subscribed,
       snoozedUntil: input.snoozedUntil,
       patch: input.patch,
-      source: 'api',
+      source: input.source ?? 'api',
     });
     if (!updated) continue;
     if (moving) await deleteClaimIf(deps, projectId, current.emailLower, contactId);

@@ -11,6 +11,7 @@ import { AppError, badRequest, invalidApiKey } from '../errors';
 import { manifest, type RouteAuth, routeKey } from '../manifest';
 import type { Deps } from '../ports';
 import { findApiKey, getProject, type KeyKind, keyKindOf } from '../projects/repository';
+import { isPreflight, preflightHeaders } from './cors';
 import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
 
@@ -208,7 +209,25 @@ export function httpGroup(
     .use(requestContext)
     .use(body)
     .use(authenticate)
-    .handler(router) as unknown as HttpHandler;
+    .handler(answerPreflight(router)) as unknown as HttpHandler;
+}
+
+/**
+ * API Gateway hands CORS preflights to the `$default` route when one exists (ours does, for the
+ * 404 envelope), so the fallback group answers them: 204 with the manifest's CORS headers.
+ */
+function answerPreflight<R>(router: (event: HttpEvent, context: Context, abort: unknown) => R) {
+  return (event: HttpEvent, context: Context, abort: unknown) => {
+    const cors = manifest.cors;
+    if (
+      cors &&
+      event.routeKey === '$default' &&
+      isPreflight(event.requestContext.http.method, event.headers)
+    ) {
+      return { statusCode: 204, headers: preflightHeaders(cors, event.headers.origin ?? ''), body: '' };
+    }
+    return router(event, context, abort);
+  };
 }
 
 function decodeParams(

@@ -12,7 +12,9 @@ import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import type { MailSink, SinkMessage } from '../adapters/local/mail-sink';
 import type { LocalQueue } from '../adapters/local/queue';
 import type { LocalScheduler } from '../adapters/local/scheduler';
-import { defaults, type Manifest } from '../manifest';
+import { isPreflight, preflightHeaders, responseCorsHeaders } from '../http/cors';
+import { type CorsDef, defaults, type Manifest } from '../manifest';
+import type { LocalDirectUpload } from './direct-upload';
 import { LOCAL_ACCOUNT_ID, lambdaContext, withTimeout } from './lambda';
 import { compileRoutes, decode, type RouteMatch } from './routes';
 
@@ -24,7 +26,8 @@ export const MAX_REQUEST_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 export interface GatewayOptions {
-  readonly manifest: Pick<Manifest, 'routeGroups' | 'fallbackGroup'>;
+  /** Routes, fallback group and CORS configuration (applied as API Gateway applies an HTTP API's). */
+  readonly manifest: Pick<Manifest, 'routeGroups' | 'fallbackGroup' | 'cors'>;
   /** Handler of each route group, by group name. */
   readonly handlers: Readonly<Record<string, HttpHandler>>;
   /** What the `/_local/` pages show; a page whose source is missing answers 404. */
@@ -33,6 +36,8 @@ export interface GatewayOptions {
   readonly scheduler?: LocalScheduler;
   /** @default MAX_REQUEST_BODY_BYTES */
   readonly maxBodyBytes?: number;
+  /** Routes whose body goes to the upload bucket, not to a route handler (see direct-upload.ts). */
+  readonly directUploads?: readonly LocalDirectUpload[];
   readonly logger?: LocalLogger;
 }
 
@@ -197,6 +202,26 @@ export function createGateway(options: GatewayOptions): Server {
     }
 
     const body = await readBody(req, maxBodyBytes);
+    const upload = options.directUploads?.find(
+      (u) => u.method === req.method && u.path === url.split('?')[0],
+    );
+    if (upload) {
+      const request = {
+        method: upload.method,
+        url,
+        headers: req.headersDistinct,
+        body: body === 'too-large' ? undefined : body,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        protocol: `HTTP/${req.httpVersion}`,
+      };
+      const reply = await upload.handle(request, requestId);
+      for (const [name, value] of Object.entries(withCors(options.manifest.cors, request, reply.headers)))
+        res.setHeader(name, value);
+      res.setHeader('content-length', reply.body.length);
+      res.statusCode = reply.statusCode;
+      res.end(reply.body);
+      return;
+    }
     if (body === 'too-large') return tooLarge(res, 'API Gateway accepts request bodies up to 10 MB');
 
     const matched = match(req.method ?? 'GET', url.split('?')[0]!);
@@ -237,7 +262,8 @@ export function createGateway(options: GatewayOptions): Server {
         body: Buffer.from('{"message":"Internal Server Error"}'),
       };
     }
-    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(withCors(options.manifest.cors, raw, reply.headers)))
+      res.setHeader(name, value);
     if (reply.cookies.length > 0) res.setHeader('set-cookie', [...reply.cookies]);
     res.setHeader('content-length', reply.body.length);
     res.statusCode = reply.statusCode;
@@ -256,6 +282,31 @@ export function createGateway(options: GatewayOptions): Server {
       }
     });
   });
+}
+
+/**
+ * API Gateway's CORS handling for an HTTP API with a CORS configuration: a request carrying
+ * `Origin` gets the configured headers (preflight or response ones), and whatever CORS headers
+ * the integration returned are ignored. Without `Origin`, nothing is added.
+ */
+export function withCors(
+  cors: CorsDef | undefined,
+  request: Pick<RawRequest, 'method' | 'headers'>,
+  headers: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const origin = request.headers.origin?.[0];
+  if (!cors || origin === undefined) return { ...headers };
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (!name.startsWith('access-control-')) out[name] = value;
+  const flat = {
+    origin,
+    'access-control-request-method': request.headers['access-control-request-method']?.[0],
+  };
+  const added = isPreflight(request.method, flat)
+    ? preflightHeaders(cors, origin)
+    : responseCorsHeaders(cors, origin);
+  return { ...out, ...added };
 }
 
 /**

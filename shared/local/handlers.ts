@@ -20,14 +20,18 @@ export interface HandlerOverrides {
   readonly queues?: Readonly<Record<string, HandlerFactory>>;
   /** Factories by schedule name. */
   readonly schedules?: Readonly<Record<string, HandlerFactory>>;
+  /** Factories by direct-upload name (their authorizers). */
+  readonly authorizers?: Readonly<Record<string, HandlerFactory>>;
 }
 
-export type HandlerKind = 'http' | 'queues' | 'schedules';
+export type HandlerKind = 'http' | 'queues' | 'schedules' | 'authorizers';
 
 export interface LoadedHandlers {
   readonly http: Record<string, (event: unknown, context: unknown) => Promise<unknown>>;
   readonly queues: Record<string, (event: unknown, context: unknown) => Promise<unknown>>;
   readonly schedules: Record<string, (event: unknown, context: unknown) => Promise<unknown>>;
+  /** Authorizers of the manifest's direct uploads, by upload name. */
+  readonly authorizers: Record<string, (event: unknown, context: unknown) => Promise<unknown>>;
   /** Entries whose module file does not exist (only with `allowMissing`). */
   readonly missing: readonly { kind: HandlerKind; name: string; path: string }[];
 }
@@ -36,18 +40,23 @@ export interface LoadedHandlers {
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function loadHandlers(
-  manifest: Pick<Manifest, 'routeGroups' | 'queues' | 'schedules'>,
+  manifest: Pick<Manifest, 'routeGroups' | 'queues' | 'schedules' | 'directUploads'>,
   deps: Deps,
   options: { overrides?: HandlerOverrides; allowMissing?: boolean; root?: string } = {},
 ): Promise<LoadedHandlers> {
   const root = options.root ?? repoRoot;
-  const loaded: LoadedHandlers = { http: {}, queues: {}, schedules: {}, missing: [] };
+  const loaded: LoadedHandlers = { http: {}, queues: {}, schedules: {}, authorizers: {}, missing: [] };
   const missing: { kind: HandlerKind; name: string; path: string }[] = [];
   const problems: string[] = [];
   const entries: { kind: HandlerKind; name: string; path: string }[] = [
     ...manifest.routeGroups.map((g) => ({ kind: 'http' as const, name: g.name, path: g.handler })),
     ...manifest.queues.map((q) => ({ kind: 'queues' as const, name: q.name, path: q.handler })),
     ...manifest.schedules.map((s) => ({ kind: 'schedules' as const, name: s.name, path: s.handler })),
+    ...(manifest.directUploads ?? []).map((u) => ({
+      kind: 'authorizers' as const,
+      name: u.name,
+      path: u.authorizer,
+    })),
   ];
   for (const entry of entries) {
     let factory = options.overrides?.[entry.kind]?.[entry.name];

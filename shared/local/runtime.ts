@@ -5,6 +5,7 @@
  * - DynamoDB: dynalite, in memory or under `<dataDir>/dynamodb`, table from `shared/table.ts`;
  * - queues, scheduler, mail, blobs: the local adapters, persisted under `dataDir` when given;
  * - DNS: the zone file when `dnsFile` is set, else the system resolver;
+ * - SES identities and hosted zones: local stand-ins over that DNS and zone file;
  * - HTTP: the local gateway on `host:port`, routes from the manifest.
  *
  * It then seeds one project with a secret and a public key and a verified sender domain.
@@ -12,6 +13,7 @@
  * `<dataDir>/seed.json` (a local development file: raw keys cannot be recovered from the hashes
  * in the table) and reused on the next start.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -19,12 +21,14 @@ import type { SQSEvent } from 'aws-lambda';
 import { SystemDns } from '../adapters/aws/dns';
 import { LocalBlobs } from '../adapters/local/blobs';
 import { ZoneFileDns } from '../adapters/local/dns';
+import { ZoneFileDnsZones } from '../adapters/local/dns-zones';
+import { LocalEmailIdentities } from '../adapters/local/email-identities';
 import { readFileIfExists, writeFileAtomic } from '../adapters/local/files';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import { MailSink } from '../adapters/local/mail-sink';
 import { LocalQueue } from '../adapters/local/queue';
 import { LocalScheduler, type ScheduledEventLike } from '../adapters/local/scheduler';
-import { parseEnv, toAppConfig } from '../config/env';
+import { type AppConfig, parseEnv, toAppConfig } from '../config/env';
 import { seedVerifiedDomain } from '../domains/repository';
 import { manifest as defaultManifest, defaults, type Manifest } from '../manifest';
 import { type Clock, type Deps, type Ids, randomIds, systemClock } from '../ports';
@@ -37,6 +41,7 @@ import {
   keyKindOf,
   putApiKey,
 } from '../projects/repository';
+import { type AuthorizerHandler, localDirectUploads } from './direct-upload';
 import { type LocalDynamo, startDynamo } from './dynamo';
 import { createGateway } from './gateway';
 import { type HandlerOverrides, type LoadedHandlers, loadHandlers } from './handlers';
@@ -131,9 +136,17 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
   const manifest = options.manifest ?? defaultManifest;
   const logger = options.logger ?? consoleLogger;
   const rawEnv = options.env ?? {};
-  const env = parseEnv({ TABLE_NAME: 'sesame', UPLOAD_BUCKET: 'sesame-local-uploads', ...rawEnv });
   const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const env = parseEnv({
+    TABLE_NAME: 'sesame',
+    UPLOAD_BUCKET: 'sesame-local-uploads',
+    ...rawEnv,
+    LINK_SIGNING_SECRET: rawEnv.LINK_SIGNING_SECRET ?? localLinkSigningSecret(dataDir),
+  });
+  // Links in emails point at this runtime unless PUBLIC_BASE_URL says otherwise; its URL is
+  // known once the gateway listens, so the config is completed then.
+  const config: { -readonly [K in keyof AppConfig]: AppConfig[K] } = toAppConfig(env);
   const clock = options.clock ?? systemClock;
   const timings = options.timings ?? {};
 
@@ -166,6 +179,8 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     stops.push(() => scheduler.stop());
     const mailSink = new MailSink({ dataDir, clock, logger });
     const dnsFile = options.dnsFile ?? rawEnv.SESAME_DNS_FILE;
+    const dns = dnsFile ? new ZoneFileDns(resolve(dnsFile)) : new SystemDns({ timeoutMs: 2000 });
+    const emailIdentities = new LocalEmailIdentities({ dns, dataDir, clock });
 
     const deps: Deps = {
       db: dynamo.db,
@@ -173,11 +188,13 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       queue,
       scheduler,
       mailer: mailSink,
-      dns: dnsFile ? new ZoneFileDns(resolve(dnsFile)) : new SystemDns({ timeoutMs: 2000 }),
+      dns,
+      emailIdentities,
+      dnsZones: new ZoneFileDnsZones(dnsFile ? resolve(dnsFile) : undefined),
       blobs: new LocalBlobs({ dataDir }),
       clock,
       ids: options.ids ?? randomIds,
-      config: toAppConfig(env),
+      config,
     };
 
     const handlers = await loadHandlers(manifest, deps, {
@@ -216,6 +233,8 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       publicKey: options.publicKey ?? rawEnv.SESAME_PUBLIC_KEY,
       senderDomain: options.senderDomain ?? rawEnv.SESAME_SENDER_DOMAIN ?? 'example.com',
     });
+    // The seeded domain needs no DNS work: its identity counts as verified in the SES console.
+    emailIdentities.markVerified(seed.senderDomain);
 
     const host = options.host ?? '127.0.0.1';
     const openGateway = async (http: LoadedHandlers['http'], port: number): Promise<LocalInstance> => {
@@ -228,6 +247,16 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
         queue,
         scheduler,
         logger,
+        directUploads: localDirectUploads(
+          manifest,
+          handlers.authorizers as Record<string, AuthorizerHandler>,
+          {
+            blobs: deps.blobs,
+            queue,
+            bucket: env.UPLOAD_BUCKET ?? 'sesame-local-uploads',
+            logger,
+          },
+        ),
       });
       await new Promise<void>((resolveListen, reject) => {
         server.once('error', reject);
@@ -248,6 +277,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       return { url: `http://${urlHost}:${address.port}`, port: address.port, stop: close };
     };
     const main = await openGateway(handlers.http, options.port ?? 0);
+    config.publicBaseUrl ??= main.url;
 
     let stopping: Promise<void> | undefined;
     return {
@@ -314,6 +344,21 @@ export async function seedProject(
   await seedVerifiedDomain(deps, seed.projectId, input.senderDomain);
   if (file) writeFileAtomic(file, `${JSON.stringify(seed, null, 2)}\n`, 0o600);
   return { ...seed, senderDomain: input.senderDomain.toLowerCase() };
+}
+
+/**
+ * The local key for signed links: kept in `<dataDir>/link-signing-secret` so that links in mail
+ * sent earlier keep working across restarts; a fresh one per run when everything is in memory.
+ */
+export function localLinkSigningSecret(dataDir: string | undefined): string {
+  const fresh = () => randomBytes(32).toString('base64url');
+  if (!dataDir) return fresh();
+  const file = join(dataDir, 'link-signing-secret');
+  const saved = readFileIfExists(file)?.toString('utf8').trim();
+  if (saved && saved.length >= 32) return saved;
+  const secret = fresh();
+  writeFileAtomic(file, `${secret}\n`, 0o600);
+  return secret;
 }
 
 const lockedDirs = new Set<string>();

@@ -57,6 +57,62 @@ export interface DnsPort {
   resolve(name: string, type: DnsRecordType): Promise<string[]>;
 }
 
+/** Where SES stands on one check of an identity (SES's own status names). */
+export type IdentityCheckStatus = 'PENDING' | 'SUCCESS' | 'FAILED' | 'TEMPORARY_FAILURE' | 'NOT_STARTED';
+
+/** A domain identity as the email provider (SES) sees it. */
+export interface DomainIdentity {
+  readonly domain: string;
+  /** The provider will send mail from the domain (its DKIM records were found). */
+  readonly verifiedForSending: boolean;
+  readonly dkimStatus: IdentityCheckStatus;
+  /** The CNAMEs Easy DKIM looks for: `<token>._domainkey.<domain>` -> `<token>.<signing zone>`. */
+  readonly dkimRecords: readonly { readonly name: string; readonly value: string }[];
+  /** The custom MAIL FROM domain, when one is set. */
+  readonly mailFromDomain: string | undefined;
+  readonly mailFromStatus: IdentityCheckStatus | undefined;
+  /** The MX value a MAIL FROM domain must publish, as "<priority> <host>". */
+  readonly mailFromMx: string;
+}
+
+export interface EmailIdentityPort {
+  /**
+   * Creates a domain identity with Easy DKIM. An identity that already exists is left as it is
+   * and returned with `created: false`.
+   */
+  createDomainIdentity(domain: string): Promise<{ created: boolean; identity: DomainIdentity }>;
+  /** Sets the custom MAIL FROM domain; until its MX is found, mail uses the provider's own. */
+  setMailFromDomain(domain: string, mailFromDomain: string): Promise<void>;
+  /** The identity's current state, or undefined when there is none. */
+  getDomainIdentity(domain: string): Promise<DomainIdentity | undefined>;
+  /** Deleting an identity that does not exist is not an error. */
+  deleteDomainIdentity(domain: string): Promise<void>;
+}
+
+/** A DNS zone hosted in the account (Route 53 on AWS). */
+export interface HostedZone {
+  readonly id: string;
+  /** Lower case, without the trailing dot. */
+  readonly name: string;
+}
+
+/** One record set to publish; TXT values are given unquoted. */
+export interface ZoneRecord {
+  readonly type: 'CNAME' | 'MX' | 'TXT';
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface DnsZonePort {
+  /**
+   * The account's public zone holding `domain`: the one named like it or like its closest
+   * parent; undefined when there is none. Rejects when the answer is ambiguous.
+   */
+  findZone(domain: string): Promise<HostedZone | undefined>;
+  /** Creates each record set (name and type), or replaces its values when it exists. */
+  upsertRecords(zone: HostedZone, records: readonly ZoneRecord[]): Promise<void>;
+}
+
 export interface BlobPort {
   put(key: string, body: Uint8Array, contentType: string): Promise<void>;
   get(key: string): Promise<Uint8Array | undefined>;
@@ -80,6 +136,8 @@ export interface Deps {
   readonly scheduler: SchedulerPort;
   readonly mailer: MailerPort;
   readonly dns: DnsPort;
+  readonly emailIdentities: EmailIdentityPort;
+  readonly dnsZones: DnsZonePort;
   readonly blobs: BlobPort;
   readonly clock: Clock;
   readonly ids: Ids;

@@ -2,9 +2,9 @@ import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { manifestWithSchedule, synthSesame } from './support';
+import { synthSesame } from './support';
 
-const { app } = synthSesame({ manifest: manifestWithSchedule });
+const { app } = synthSesame();
 
 interface Finding {
   readonly rule: string;

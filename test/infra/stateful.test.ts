@@ -153,6 +153,7 @@ describe('queues', () => {
   it('takes receive count and visibility timeout from the definition, else from defaults', () => {
     const custom: Manifest = {
       ...manifest,
+      directUploads: [],
       queues: [
         {
           name: 'campaign-send',

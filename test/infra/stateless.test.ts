@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { TABLE_ITEM_ACTIONS } from '../../lib/constructs/data-table';
+import { SES_IDENTITY_MANAGE_ACTIONS, SES_IDENTITY_READ_ACTIONS } from '../../lib/constructs/sender-domains';
 import { queueEnvPrefix, queueSettings } from '../../lib/constructs/work-queue';
 import { pascalCase } from '../../lib/stateful-stack';
 import { queueEnvVar } from '../../shared/composition/aws';
 import { defaults } from '../../shared/manifest';
-import { logicalId, manifestWithSchedule, policyStatements, resourcesOfType, synthSesame } from './support';
+import { logicalId, policyStatements, resourcesOfType, synthSesame } from './support';
 
-const sesame = synthSesame({ manifest: manifestWithSchedule });
+const sesame = synthSesame();
 const { stateless, stateful, statelessTemplate: template, manifest } = sesame;
 
 const functionId = (id: string) => {
@@ -23,6 +24,7 @@ describe('HTTP API', () => {
   it('has exactly the routes of the manifest', () => {
     const expected = [
       ...manifest.routeGroups.flatMap((g) => g.routes.map((r) => `${r.method} ${r.path}`)),
+      ...(manifest.directUploads ?? []).map((u) => `${u.method} ${u.path}`),
       '$default',
     ];
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...expected].sort());
@@ -68,6 +70,25 @@ describe('HTTP API', () => {
     });
   }
 
+  it('lets browsers on any origin POST with a key, a JSON body and an Idempotency-Key (CORS is API-wide)', () => {
+    const apis = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Api'));
+    expect(apis).toHaveLength(1);
+    expect(apis[0]?.Properties.CorsConfiguration).toEqual({
+      AllowOrigins: ['*'],
+      AllowMethods: ['POST'],
+      AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+      ExposeHeaders: [
+        'x-request-id',
+        'ratelimit-limit',
+        'ratelimit-remaining',
+        'ratelimit-reset',
+        'retry-after',
+      ],
+      MaxAge: 86400,
+    });
+    expect(apis[0]?.Properties.CorsConfiguration).not.toHaveProperty('AllowCredentials');
+  });
+
   it('logs access to a log group with a retention, and throttles', () => {
     const stage = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Stage'));
     expect(stage).toHaveLength(1);
@@ -86,9 +107,13 @@ describe('HTTP API', () => {
 });
 
 describe('functions', () => {
-  const expectedCount = manifest.routeGroups.length + manifest.queues.length + manifest.schedules.length;
+  const expectedCount =
+    manifest.routeGroups.length +
+    manifest.queues.length +
+    manifest.schedules.length +
+    (manifest.directUploads ?? []).length;
 
-  it('are one per route group, queue and schedule', () => {
+  it('are one per route group, queue, schedule and direct-upload authorizer', () => {
     expect(Object.keys(functions)).toHaveLength(expectedCount);
   });
 
@@ -142,6 +167,8 @@ describe('functions', () => {
           'UPLOAD_BUCKET',
           'SCHEDULER_ROLE_ARN',
           'SCHEDULER_GROUP_NAME',
+          'LINK_SIGNING_SECRET',
+          'PUBLIC_BASE_URL',
           ...queueVars,
         ].sort(),
       );
@@ -219,8 +246,8 @@ describe('schedules', () => {
   });
 
   it('are not created when the manifest has none', () => {
-    const real = synthSesame();
-    real.statelessTemplate.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    const none = synthSesame({ manifest: { ...manifest, schedules: [] } });
+    none.statelessTemplate.resourceCountIs('AWS::Scheduler::Schedule', 0);
   });
 });
 
@@ -250,6 +277,16 @@ describe('IAM', () => {
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',
     ];
+    // Only the functions whose manifest entry names a grant get these.
+    const extraActions: Record<string, string[]> = {
+      HttpDomains: [
+        ...SES_IDENTITY_MANAGE_ACTIONS,
+        'route53:ListHostedZonesByName',
+        'route53:ChangeResourceRecordSets',
+      ],
+      ScheduleDomainCheck: [...SES_IDENTITY_READ_ACTIONS],
+    };
+    for (const id of Object.keys(extraActions)) expect(stateless.functions.has(id), id).toBe(true);
     for (const [id, sesameFunction] of stateless.functions) {
       const roleId = logicalId(stateless, sesameFunction.role);
       const actions = new Set(
@@ -277,10 +314,52 @@ describe('IAM', () => {
         'ses:SendEmail',
         'ses:SendRawEmail',
         ...(id.startsWith('Worker') ? workerActions : []),
+        ...(extraActions[id] ?? []),
       ];
       expect([...actions].sort(), id).toEqual([...new Set(expected)].sort());
       expect(actions.has('dynamodb:Scan'), id).toBe(false);
     }
+  });
+
+  it('scopes sender-domain rights to SES identities and UPSERTs of the records Sesame publishes', () => {
+    const identities = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':ses:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':identity/*',
+        ],
+      ],
+    };
+    const ses = statements.filter(({ actions }) =>
+      actions.some((a) => /^ses:(Create|Get|Delete|Put)EmailIdentity/.test(a)),
+    );
+    expect(ses.length).toBe(2);
+    for (const { statement } of ses) expect(statement.Resource).toEqual(identities);
+    const change = statements.filter(({ actions }) => actions.includes('route53:ChangeResourceRecordSets'));
+    expect(change).toHaveLength(1);
+    expect(change[0]!.actions).toEqual(['route53:ChangeResourceRecordSets']);
+    expect(change[0]!.statement.Resource).toEqual({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':route53:::hostedzone/*']],
+    });
+    expect(change[0]!.statement.Condition).toEqual({
+      'ForAllValues:StringEquals': {
+        'route53:ChangeResourceRecordSetsActions': ['UPSERT'],
+        'route53:ChangeResourceRecordSetsRecordTypes': ['CNAME', 'MX', 'TXT'],
+      },
+      'ForAllValues:StringLike': {
+        'route53:ChangeResourceRecordSetsNormalizedRecordNames': ['*._domainkey.*', 'mail.*', '_dmarc.*'],
+      },
+    });
+    const list = statements.filter(({ actions }) => actions.includes('route53:ListHostedZonesByName'));
+    expect(list.map((s) => [s.actions, s.statement.Resource])).toEqual([
+      [['route53:ListHostedZonesByName'], '*'],
+    ]);
   });
 
   it('scopes table access to the table and its named indexes', () => {
@@ -322,9 +401,12 @@ describe('idle cost', () => {
         'AWS::ElastiCache::CacheCluster',
         'AWS::KMS::Key',
         'AWS::EC2::VPCEndpoint',
-        'AWS::ApiGateway::RestApi',
       ]) {
         t.resourceCountIs(type, 0);
+      }
+      // REST APIs (direct uploads) bill per request; only a stage cache would cost at idle.
+      for (const stage of Object.values(resourcesOfType(t, 'AWS::ApiGateway::Stage'))) {
+        expect(stage.Properties.CacheClusterEnabled ?? false).toBe(false);
       }
       expect(JSON.stringify(t.toJSON())).not.toContain('ProvisionedConcurrency');
     }

@@ -8,19 +8,6 @@ import { addSesameStacks, type SesameStacks } from '../../lib/app';
 import { type StageConfig, stageConfigSchema } from '../../lib/config';
 import { type Manifest, manifest } from '../../shared/manifest';
 
-/** The real manifest plus one schedule, so schedule wiring is covered before the real ones exist. */
-export const manifestWithSchedule: Manifest = {
-  ...manifest,
-  schedules: [
-    {
-      name: 'domain-check',
-      handler: 'test/infra/fixtures/scheduled-job.ts',
-      expression: 'rate(5 minutes)',
-      description: 'Re-checks DNS of pending sender domains',
-    },
-  ],
-};
-
 export interface SynthesizedSesame extends SesameStacks {
   readonly app: App;
   readonly manifest: Manifest;

@@ -239,12 +239,18 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     const c = await create({ email: uniqueEmail('del') });
     await rt.api('PATCH', `/contacts/${c.id}`, { body: { subscribed: false } });
     expect(await eventsOf(c.id)).toHaveLength(1);
+    const unsubscribedCount = async () =>
+      (await rt.api('GET', '/events/names')).body.names.find(
+        (n: { name: string }) => n.name === 'contact.unsubscribed',
+      )?.count ?? 0;
+    const before = await unsubscribedCount();
     const res = await rt.api('DELETE', `/contacts/${c.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: c.id, deleted: true });
     expect((await rt.api('GET', `/contacts/${c.id}`)).status).toBe(404);
     await rt.drain();
     expect(await eventsOf(c.id)).toEqual([]);
+    expect(await unsubscribedCount()).toBe(before - 1);
     expect((await rt.api('DELETE', `/contacts/${c.id}`)).status).toBe(404);
     const fresh = await rt.api('POST', '/contacts', { body: { email: c.email } });
     expect(fresh.status).toBe(201);

@@ -19,6 +19,7 @@ const named = [
   ...manifest.routeGroups.map((g) => g.handler),
   ...manifest.queues.map((q) => q.handler),
   ...manifest.schedules.map((s) => s.handler),
+  ...(manifest.directUploads ?? []).map((u) => u.authorizer),
 ];
 
 describe('manifest', () => {
@@ -33,12 +34,17 @@ describe('manifest', () => {
     for (const q of manifest.queues) expect(q.handler).toMatch(/^functions\/queues\/[\w-]+\/index\.ts$/);
     for (const s of manifest.schedules)
       expect(s.handler).toMatch(/^functions\/schedules\/[\w-]+\/index\.ts$/);
+    for (const u of manifest.directUploads ?? [])
+      expect(u.authorizer).toMatch(/^functions\/authorizers\/[\w-]+\/index\.ts$/);
   });
 
   it('has unique names and unique routes', () => {
     const names = [...manifest.routeGroups, ...manifest.queues, ...manifest.schedules].map((e) => e.name);
     expect(new Set(names).size).toBe(names.length);
-    const routes = manifest.routeGroups.flatMap((g) => g.routes.map(routeKey));
+    const routes = [
+      ...manifest.routeGroups.flatMap((g) => g.routes.map(routeKey)),
+      ...(manifest.directUploads ?? []).map(routeKey),
+    ];
     expect(new Set(routes).size).toBe(routes.length);
     expect(manifest.routeGroups.map((g) => g.name)).toContain(manifest.fallbackGroup);
   });

@@ -1,5 +1,8 @@
 /** Contacts route group: parses and validates input, calls one use case, maps the result. */
 
+import { getBulkJob, presentBulkJob } from '../../../shared/bulk/repository';
+import { bulkRequestSchema } from '../../../shared/bulk/schemas';
+import { startBulk } from '../../../shared/bulk/service';
 import { parseDataPatch } from '../../../shared/contacts/data';
 import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
 import { present } from '../../../shared/contacts/repository';
@@ -19,11 +22,12 @@ import {
   patchContact,
   upsertContact,
 } from '../../../shared/contacts/service';
-import { flatBadRequest } from '../../../shared/errors';
+import { flatBadRequest, notFound } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { json, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
+import { getImport } from '../../../shared/imports/service';
 import type { Deps } from '../../../shared/ports';
 
 const bodyObject = (req: AuthedRequest): Record<string, unknown> =>
@@ -128,6 +132,28 @@ export function routes(deps: Deps) {
             patch,
           }),
         );
+      },
+    },
+    {
+      method: 'GET',
+      path: '/contacts/import/{jobId}',
+      handler: async (req: AuthedRequest) => ok(await getImport(deps, req.projectId, req.params.jobId ?? '')),
+    },
+    ...(['subscribe', 'unsubscribe', 'delete'] as const).map((type) => ({
+      method: 'POST',
+      path: `/contacts/bulk-${type}`,
+      handler: async (req: AuthedRequest) => {
+        const input = parse(bulkRequestSchema, req.body);
+        return json(202, await startBulk(deps, req.projectId, type, input.contactIds));
+      },
+    })),
+    {
+      method: 'GET',
+      path: '/contacts/bulk/{jobId}',
+      handler: async (req: AuthedRequest) => {
+        const job = await getBulkJob(deps, req.projectId, req.params.jobId ?? '');
+        if (!job) throw notFound('Bulk job');
+        return ok(presentBulkJob(job));
       },
     },
     {

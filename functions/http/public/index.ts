@@ -5,7 +5,17 @@
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { httpGroup } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
+import { sendRoutes } from '../../../shared/sending/routes';
+import { subscriptionRoutes } from '../../../shared/subscriptions/routes';
+import { trackRoutes } from '../../../shared/tracking/routes';
+import { verifyRoutes } from '../../../shared/verification/routes';
 
-export const createHandler = (deps: Deps) => httpGroup(deps, 'public', []);
+export const createHandler = (deps: Deps) =>
+  httpGroup(deps, 'public', [
+    ...trackRoutes(deps),
+    ...verifyRoutes(deps),
+    ...sendRoutes(deps),
+    ...subscriptionRoutes(deps),
+  ]);
 
 export const handler = lambdaEntry(createHandler);

@@ -1,15 +1,17 @@
+import { ListHostedZonesByNameCommand, Route53Client } from '@aws-sdk/client-route-53';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { GetEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsDeps, parseAwsSettings, queueEnvVar } from '../../../../shared/composition/aws';
 
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
 const ses = mockClient(SESv2Client);
 const s3 = mockClient(S3Client);
+const route53 = mockClient(Route53Client);
 
 const env = {
   TABLE_NAME: 'sesame-table',
@@ -22,11 +24,11 @@ const env = {
 };
 
 beforeEach(() => {
-  for (const mock of [sqs, scheduler, ses, s3]) mock.reset();
+  for (const mock of [sqs, scheduler, ses, s3, route53]) mock.reset();
 });
 
 afterAll(() => {
-  for (const mock of [sqs, scheduler, ses, s3]) mock.restore();
+  for (const mock of [sqs, scheduler, ses, s3, route53]) mock.restore();
 });
 
 describe('queueEnvVar', () => {
@@ -79,6 +81,18 @@ describe('awsDeps', () => {
 
     await deps.blobs.put('k', new Uint8Array([1]), 'text/plain');
     expect(s3.commandCalls(PutObjectCommand)[0]!.args[0].input.Bucket).toBe('sesame-uploads');
+
+    // Lambda sets AWS_REGION; SES's MAIL FROM MX host is named after it.
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true });
+    expect(await deps.emailIdentities.getDomainIdentity('acme.io')).toMatchObject({
+      verifiedForSending: true,
+      mailFromMx: '10 feedback-smtp.eu-west-1.amazonses.com',
+    });
+    vi.unstubAllEnvs();
+    route53.on(ListHostedZonesByNameCommand).resolves({ HostedZones: [] });
+    expect(await deps.dnsZones.findZone('acme.io')).toBeUndefined();
+    expect(route53.commandCalls(ListHostedZonesByNameCommand)).toHaveLength(1);
   });
 
   it('builds a document client that drops undefined values', () => {

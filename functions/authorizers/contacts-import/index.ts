@@ -1,0 +1,13 @@
+/**
+ * Lambda authorizer of the direct upload `POST /contacts/import` (REST API, REQUEST type): checks
+ * the secret key and the request's headers, creates the import job, and hands API Gateway the
+ * project and job ids that name the stored object. See shared/imports/upload.ts.
+ */
+import { lambdaEntry } from '../../../shared/http/lambda';
+import { authorizeImportUpload, type UploadAuthorizerEvent } from '../../../shared/imports/upload';
+import type { Deps } from '../../../shared/ports';
+
+export const createHandler = (deps: Deps) => (event: UploadAuthorizerEvent) =>
+  authorizeImportUpload(deps, event);
+
+export const handler = lambdaEntry(createHandler);

@@ -1,0 +1,73 @@
+/** Events route group: parses and validates input, calls one use case, maps the result. */
+import {
+  contactEventsQuerySchema,
+  contactIdParamSchema,
+  eventNameParamSchema,
+  listEventsQuerySchema,
+} from '../../../shared/events/schemas';
+import {
+  eventNames,
+  eventStats,
+  eventUsage,
+  listContactEvents,
+  listEvents,
+  requestEventDeletion,
+} from '../../../shared/events/service';
+import { lambdaEntry } from '../../../shared/http/lambda';
+import { json, ok } from '../../../shared/http/response';
+import { type AuthedRequest, httpGroup, type RouteImpl } from '../../../shared/http/stack';
+import { parse } from '../../../shared/http/validation';
+import type { Deps } from '../../../shared/ports';
+import { trackHandler } from '../../../shared/tracking/routes';
+
+const eventName = (req: AuthedRequest) => parse(eventNameParamSchema, req.params).eventName;
+
+export function routes(deps: Deps): RouteImpl[] {
+  return [
+    // The dashboard's alias of /v1/track, with the secret key.
+    { method: 'POST', path: '/events/track', handler: trackHandler(deps, '/events/track') },
+    {
+      method: 'GET',
+      path: '/events',
+      handler: async (req) => {
+        const q = parse(listEventsQuerySchema, req.query);
+        return ok(await listEvents(deps, req.projectId, q));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/events/stats',
+      handler: async (req) => ok(await eventStats(deps, req.projectId)),
+    },
+    {
+      method: 'GET',
+      path: '/events/names',
+      handler: async (req) => ok(await eventNames(deps, req.projectId)),
+    },
+    // Before `/events/{eventName}/usage`: the router tries dynamic routes in order.
+    {
+      method: 'GET',
+      path: '/events/contact/{contactId}',
+      handler: async (req) => {
+        const { contactId } = parse(contactIdParamSchema, req.params);
+        const q = parse(contactEventsQuerySchema, req.query);
+        return ok(await listContactEvents(deps, req.projectId, contactId, q));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/events/{eventName}/usage',
+      handler: async (req) => ok(await eventUsage(deps, req.projectId, eventName(req))),
+    },
+    {
+      method: 'DELETE',
+      path: '/events/{eventName}',
+      // 202: the events go in the background (see requestEventDeletion).
+      handler: async (req) => json(202, await requestEventDeletion(deps, req.projectId, eventName(req))),
+    },
+  ];
+}
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'events', routes(deps));
+
+export const handler = lambdaEntry(createHandler);

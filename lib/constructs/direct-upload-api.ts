@@ -1,0 +1,195 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  AwsIntegration,
+  EndpointType,
+  IdentitySource,
+  LogGroupLogDestination,
+  PassthroughBehavior,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { uploadResponses } from '../../shared/imports/upload';
+import type { DirectUploadDef } from '../../shared/manifest';
+import type { UploadBucket } from './upload-bucket';
+
+export interface DirectUploadApiProps {
+  readonly definition: DirectUploadDef;
+  /** The bucket the body is stored in; its notification starts the work (stateful stack). */
+  readonly bucket: UploadBucket;
+  /** The Lambda authorizer (REQUEST type) named by the definition. */
+  readonly authorizer: IFunction;
+  /**
+   * Steady and burst requests per second this API accepts.
+   * @default { rateLimit: 50, burstLimit: 100 }
+   */
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Retention of the access logs.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * A manifest direct upload on AWS: a REST API (HTTP APIs have no S3 integration) whose one method
+ * stores the request body in the upload bucket under `<keyPrefix><projectId>/<jobId>` through an
+ * S3 integration, after a Lambda authorizer has checked the headers and returned both ids. The
+ * body never enters a Lambda invocation, so Lambda's 6 MB payload limit does not apply; API
+ * Gateway's 10 MB does. Answers are the shared templates of `shared/imports/upload.ts`, which the
+ * local gateway renders the same way. The HTTP API routes the same path here (`routeUrl`), so
+ * clients keep one base URL.
+ *
+ * Cost at idle: nothing (REST APIs bill per request; the authorizer runs per upload).
+ */
+export class DirectUploadApi extends Construct {
+  readonly api: RestApi;
+  /** Role API Gateway assumes to write to the bucket: `s3:PutObject` under the key prefix only. */
+  readonly storeRole: Role;
+  /** The route's URL on this API (`https://<id>.execute-api.../v1/<path>`). */
+  readonly routeUrl: string;
+
+  constructor(scope: Construct, id: string, props: DirectUploadApiProps) {
+    super(scope, id);
+    const def = props.definition;
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const throttle = props.throttle ?? { rateLimit: 50, burstLimit: 100 };
+    this.api = new RestApi(this, 'Api', {
+      description: `Sesame direct upload: ${def.method} ${def.path} (body stored in S3, no Lambda in between)`,
+      endpointTypes: [EndpointType.REGIONAL],
+      // Without this API Gateway would treat the body as text and could alter its bytes.
+      binaryMediaTypes: ['multipart/form-data'],
+      // The account-wide CloudWatch role is an account setting, not this stack's to own.
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: 'v1',
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            time: '$context.requestTime',
+            ip: '$context.identity.sourceIp',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            status: '$context.status',
+            projectId: '$context.authorizer.projectId',
+            jobId: '$context.authorizer.jobId',
+            denied: '$context.authorizer.code',
+            authorizerError: '$context.authorizer.error',
+            integrationStatus: '$context.integration.status',
+            latencyMs: '$context.responseLatency',
+          }),
+        ),
+      },
+    });
+
+    this.storeRole = new Role(this, 'StoreRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: `API Gateway writes ${def.path} uploads to the upload bucket`,
+    });
+    const bucketName = props.bucket.bindUploadWriter(this.storeRole, def.keyPrefix);
+
+    const authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      handler: props.authorizer,
+      // A missing header is a 401 without an invocation. No caching: every upload is a new job.
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
+    const integration = new AwsIntegration({
+      service: 's3',
+      integrationHttpMethod: 'PUT',
+      path: `${bucketName}/${def.keyPrefix}{projectId}/{jobId}`,
+      options: {
+        credentialsRole: this.storeRole,
+        passthroughBehavior: PassthroughBehavior.WHEN_NO_TEMPLATES,
+        requestParameters: {
+          'integration.request.path.projectId': 'context.authorizer.projectId',
+          'integration.request.path.jobId': 'context.authorizer.jobId',
+          'integration.request.header.Content-Type': 'method.request.header.Content-Type',
+        },
+        integrationResponses: [
+          {
+            statusCode: String(uploadResponses.accepted.statusCode),
+            responseTemplates: { 'application/json': uploadResponses.accepted.template },
+          },
+          {
+            statusCode: String(uploadResponses.storeFailed.statusCode),
+            selectionPattern: '[45]\\d{2}',
+            responseTemplates: { 'application/json': uploadResponses.storeFailed.template },
+          },
+        ],
+      },
+    });
+    this.api.root.resourceForPath(def.path).addMethod(def.method, integration, {
+      authorizer,
+      authorizationType: AuthorizationType.CUSTOM,
+      requestParameters: {
+        'method.request.header.Authorization': true,
+        'method.request.header.Content-Type': true,
+      },
+      // Both headers must be there. The body has no model (it is a file), so body validation checks nothing.
+      requestValidatorOptions: { validateRequestParameters: true, validateRequestBody: true },
+      methodResponses: [
+        { statusCode: String(uploadResponses.accepted.statusCode) },
+        { statusCode: String(uploadResponses.storeFailed.statusCode) },
+      ],
+    });
+
+    const gatewayResponse = (
+      name: string,
+      type: ResponseType,
+      response: { statusCode: number; template: string },
+    ) =>
+      this.api.addGatewayResponse(name, {
+        type,
+        statusCode: String(response.statusCode),
+        templates: { 'application/json': response.template },
+      });
+    gatewayResponse('Unauthorized', ResponseType.UNAUTHORIZED, uploadResponses.unauthorized);
+    gatewayResponse('Denied', ResponseType.ACCESS_DENIED, uploadResponses.denied);
+    gatewayResponse('TooLarge', ResponseType.REQUEST_TOO_LARGE, uploadResponses.tooLarge);
+    // Any other path or method on this API: the spec's 404 envelope, as on the HTTP API.
+    gatewayResponse('NotFound', ResponseType.MISSING_AUTHENTICATION_TOKEN, {
+      statusCode: 404,
+      template:
+        '{"success":false,"error":{"code":"NOT_FOUND","message":"No such route","statusCode":404,"requestId":"$context.requestId"}}',
+    });
+
+    this.routeUrl = `${this.api.url}${def.path.replace(/^\//, '')}`;
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'AWS WAF costs a monthly fee per web ACL and rule even with no traffic, which breaks the $0-at-idle goal. This ' +
+          'API has one method, behind a Lambda authorizer that checks the secret key and the per-project rate limit, ' +
+          'with stage throttling as the account-level guard.',
+      },
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'Execution logging needs the account-wide API Gateway CloudWatch role, an account setting this stack should ' +
+          'not own or overwrite. The stage writes access logs with the authorizer verdict and integration status, ' +
+          'which is what diagnosing an upload needs.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Clients authenticate with a Sesame secret API key (spec, Authentication), which the Lambda authorizer ' +
+          'hashes and looks up in DynamoDB; Cognito user pools do not fit API-key clients.',
+      },
+    );
+  }
+}

@@ -1,0 +1,419 @@
+/**
+ * The batched write path of CSV imports: one chunk of rows becomes contacts with a fixed cost of
+ * at most two item writes for a new email (its claim and its contact) and at most one for an
+ * existing contact (its new version; none when the row changes nothing). Reads are batched
+ * (BatchGetItem, 100 keys per call); writes are conditional PutItems sent in parallel.
+ *
+ * Why not BatchWriteItem for the contact items: it takes no conditions. A new contact's item must
+ * not overwrite one that `upsertContact` created meanwhile for the same claim (it adopts a claim
+ * whose contact is missing), and an existing contact's new version must not overwrite a change an
+ * API request made after our read (lost update). Both are single-item conditions; write units
+ * are per item either way, so the conditional writes cost the same.
+ *
+ * Crash safety: the claim of an email created by an import row carries `origin` =
+ * `<importId>#<row>`. Claims are never rewritten (only created and deleted), so whether a row
+ * created its contact survives a crash between the writes and the job's checkpoint: a redelivered
+ * chunk that finds its own origin on the claim counts the row as imported again, not as updated.
+ */
+import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { putEvent } from '../events/repository';
+import type { Deps } from '../ports';
+import { type Item, isConditionFailed, sleep } from '../store/dynamo';
+import { keys } from '../table';
+import { applyDataPatch, type DataPatch, type DataValue } from './data';
+import { recordFieldTypes } from './field-types';
+import { type ContactRecord, deleteClaimIf, fromItem, putNewContact, replaceContact } from './repository';
+import { enqueuePurge } from './service';
+
+export type BatchDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
+
+export interface ImportRow {
+  /** Spreadsheet row number, unique within the import. */
+  readonly row: number;
+  readonly email: string;
+  readonly patch: DataPatch;
+}
+
+export type ImportRowResult =
+  | { readonly outcome: 'imported' | 'updated' }
+  | { readonly outcome: 'error'; readonly reason: string };
+
+export interface BatchOptions {
+  /** Parallel writes in flight. @default 25 */
+  readonly concurrency?: number;
+  /** Rounds of re-reading emails whose conditional write lost a race. @default 8 */
+  readonly maxRounds?: number;
+}
+
+interface Claim {
+  readonly contactId: string;
+  readonly origin?: string;
+  readonly pendingUntil?: string;
+}
+
+interface Group {
+  readonly emailLower: string;
+  readonly rows: readonly ImportRow[];
+}
+
+type Plan =
+  | {
+      readonly kind: 'create';
+      readonly group: Group;
+      readonly record: ContactRecord;
+      readonly claimNeeded: boolean;
+      readonly counts: Map<number, ImportRowResult>;
+      readonly setPaths: [string, DataValue][];
+    }
+  | {
+      readonly kind: 'merge';
+      readonly group: Group;
+      readonly current: ContactRecord;
+      readonly record: ContactRecord | undefined;
+      readonly counts: Map<number, ImportRowResult>;
+      readonly setPaths: [string, DataValue][];
+    }
+  | { readonly kind: 'retry'; readonly group: Group }
+  | { readonly kind: 'done'; readonly group: Group; readonly counts: Map<number, ImportRowResult> };
+
+const originOf = (importId: string, row: number) => `${importId}#${row}`;
+
+/**
+ * Creates or merges the contacts of `rows` (one chunk of an import). Rows sharing an email are
+ * applied in row order to one contact: the first creates it (imported), the others merge
+ * (updated). Returns each row's result; throws only when the store fails or keeps losing races.
+ */
+export async function importContacts(
+  deps: BatchDeps,
+  projectId: string,
+  importId: string,
+  rows: readonly ImportRow[],
+  options: BatchOptions = {},
+): Promise<Map<number, ImportRowResult>> {
+  const concurrency = options.concurrency ?? 25;
+  const results = new Map<number, ImportRowResult>();
+  const byEmail = new Map<string, ImportRow[]>();
+  for (const r of rows) {
+    const lower = r.email.trim().toLowerCase();
+    const list = byEmail.get(lower) ?? [];
+    list.push(r);
+    byEmail.set(lower, list);
+  }
+  let pending: Group[] = [...byEmail].map(([emailLower, list]) => ({ emailLower, rows: list }));
+
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= (options.maxRounds ?? 8)) {
+      throw new Error(
+        `Contacts kept changing under the import: ${pending.map((g) => g.emailLower).join(', ')}`,
+      );
+    }
+    if (round > 0) await sleep(Math.min(500, 10 * 2 ** round) * Math.random());
+    const claims = await readClaims(
+      deps,
+      projectId,
+      pending.map((g) => g.emailLower),
+    );
+    const contacts = await readContactRecords(deps, projectId, [
+      ...new Set([...claims.values()].map((c) => c.contactId)),
+    ]);
+    const plans = await mapLimit(pending, concurrency, (g) =>
+      plan(deps, projectId, importId, g, claims.get(g.emailLower), contacts),
+    );
+    const retry: Group[] = [];
+    const writes: Plan[] = [];
+    for (const p of plans) {
+      if (p.kind === 'retry') retry.push(p.group);
+      else if (p.kind === 'done') for (const [row, r] of p.counts) results.set(row, r);
+      else writes.push(p);
+    }
+
+    // Claims first, so that a crash leaves claims without contacts (which readers ignore and the
+    // next write of the email completes), never a contact whose email nobody holds.
+    const claimed = await mapLimit(writes, concurrency, async (p) => {
+      if (p.kind !== 'create' || !p.claimNeeded) return true;
+      return putOriginClaim(
+        deps,
+        projectId,
+        p.group.emailLower,
+        p.record.id,
+        originOf(importId, firstCounted(p)),
+      );
+    });
+    const toWrite = writes.filter((p, i) => {
+      if (!claimed[i]) retry.push(p.group);
+      return claimed[i];
+    });
+    const paths = new Map<string, DataValue>();
+    for (const p of toWrite)
+      if (p.kind !== 'retry' && p.kind !== 'done')
+        for (const [path, v] of p.setPaths) if (!paths.has(path)) paths.set(path, v);
+    await recordFieldTypes(deps, projectId, [...paths]);
+
+    const written = await mapLimit(toWrite, concurrency, async (p) => {
+      if (p.kind === 'create') return putNewContact(deps, projectId, p.record);
+      if (p.kind !== 'merge' || !p.record) return true;
+      // Events an earlier write left pending are written before the version that drops them.
+      for (const event of p.current.pendingEvents ?? []) await putEvent(deps, event);
+      return replaceContact(deps, projectId, p.record, p.current.version);
+    });
+    toWrite.forEach((p, i) => {
+      if (!written[i]) retry.push(p.group);
+      else if (p.kind === 'create' || p.kind === 'merge')
+        for (const [row, r] of p.counts) results.set(row, r);
+    });
+    pending = retry;
+  }
+  return results;
+}
+
+/** The row that creates the contact of a fresh claim (the first row whose data applies). */
+function firstCounted(p: Plan): number {
+  if (p.kind !== 'create') throw new Error('only creates claim');
+  for (const [row, r] of p.counts) if (r.outcome === 'imported') return row;
+  throw new Error('a create counts one row as imported');
+}
+
+/** Decides what one email's rows do, from the claim and contact read in this round. */
+async function plan(
+  deps: BatchDeps,
+  projectId: string,
+  importId: string,
+  group: Group,
+  claim: Claim | undefined,
+  contacts: ReadonlyMap<string, ContactRecord>,
+): Promise<Plan> {
+  const now = deps.clock.now();
+  if (!claim) return createPlan(group, deps.ids.uuid(), true, undefined, now);
+  const current = contacts.get(claim.contactId);
+  if (!current) {
+    // The claim's creator stopped (or is between its two writes): complete it with the claimed id,
+    // as `upsertContact` does. A claim of this import names the row that made it; another
+    // writer's claim is first marked as ours, so that the count survives a crash as ours do.
+    const ours = claim.origin?.startsWith(`${importId}#`);
+    const originRow = ours ? Number(claim.origin!.slice(importId.length + 1)) : undefined;
+    const p = createPlan(group, claim.contactId, false, originRow, now);
+    if (ours || p.kind !== 'create') return p;
+    const tagged = await tagClaim(
+      deps,
+      projectId,
+      group.emailLower,
+      claim.contactId,
+      originOf(importId, firstCounted(p)),
+    );
+    return tagged ? p : { kind: 'retry', group };
+  }
+  if (current.deletedAt) {
+    await enqueuePurge(deps, projectId, current.id);
+    await deleteClaimIf(deps, projectId, group.emailLower, claim.contactId);
+    return { kind: 'retry', group };
+  }
+  if (current.emailLower !== group.emailLower) {
+    // A stale claim: its contact moved to another email, or is moving to this one right now.
+    if (!(claim.pendingUntil && Date.parse(claim.pendingUntil) > now.getTime())) {
+      await deleteClaimIf(deps, projectId, group.emailLower, claim.contactId);
+    }
+    return { kind: 'retry', group };
+  }
+  const counts = new Map<number, ImportRowResult>();
+  let data = current.data;
+  const setPaths: [string, DataValue][] = [];
+  for (const r of group.rows) {
+    const applied = tryApply(data, r.patch);
+    if (!applied) {
+      counts.set(r.row, { outcome: 'error', reason: 'invalid_data' });
+      continue;
+    }
+    data = applied.data;
+    setPaths.push(...applied.setPaths);
+    counts.set(r.row, { outcome: claim.origin === originOf(importId, r.row) ? 'imported' : 'updated' });
+  }
+  const unchanged = JSON.stringify(data) === JSON.stringify(current.data);
+  if (unchanged) return { kind: 'done', group, counts };
+  const { pendingEvents: _written, ...rest } = current;
+  const record: ContactRecord = {
+    ...rest,
+    data,
+    updatedAt: now.toISOString(),
+    version: current.version + 1,
+  };
+  return { kind: 'merge', group, current, record, counts, setPaths };
+}
+
+/**
+ * A new contact from the group's rows. `originRow` is the row whose claim exists already (a
+ * redelivered chunk); without it the first row that applies is the one that creates the contact.
+ */
+function createPlan(
+  group: Group,
+  id: string,
+  claimNeeded: boolean,
+  originRow: number | undefined,
+  now: Date,
+): Plan {
+  const counts = new Map<number, ImportRowResult>();
+  let data = {};
+  const setPaths: [string, DataValue][] = [];
+  let first: ImportRow | undefined;
+  for (const r of group.rows) {
+    const applied = tryApply(data, r.patch);
+    if (!applied) {
+      counts.set(r.row, { outcome: 'error', reason: 'invalid_data' });
+      continue;
+    }
+    data = applied.data;
+    setPaths.push(...applied.setPaths);
+    first ??= r;
+    const imported = originRow === undefined ? r === first : r.row === originRow;
+    counts.set(r.row, { outcome: imported ? 'imported' : 'updated' });
+  }
+  if (!first) return { kind: 'done', group, counts };
+  const at = now.toISOString();
+  const record: ContactRecord = {
+    id,
+    email: first.email.trim(),
+    emailLower: group.emailLower,
+    // Spec, CSV import rule 8: new contacts are created subscribed.
+    subscribed: true,
+    snoozedUntil: null,
+    data,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  return { kind: 'create', group, record, claimNeeded, counts, setPaths };
+}
+
+function tryApply(data: ContactRecord['data'], patch: DataPatch) {
+  try {
+    return applyDataPatch(data, patch);
+  } catch {
+    // The only refusal is data growing past the size limit (the patch itself was validated).
+    return undefined;
+  }
+}
+
+/** Claims an email for a contact created by an import row; false when someone holds it. */
+async function putOriginClaim(
+  deps: BatchDeps,
+  projectId: string,
+  emailLower: string,
+  contactId: string,
+  origin: string,
+) {
+  try {
+    await deps.db.send(
+      new PutCommand({
+        TableName: deps.tableName,
+        Item: {
+          ...keys.emailClaim(projectId, emailLower),
+          entity: 'emailClaim',
+          contactId,
+          email: emailLower,
+          origin,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** Marks another writer's unfinished claim as completed by this import row. */
+async function tagClaim(
+  deps: BatchDeps,
+  projectId: string,
+  emailLower: string,
+  contactId: string,
+  origin: string,
+) {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.emailClaim(projectId, emailLower),
+        UpdateExpression: 'SET origin = :o',
+        ConditionExpression: 'contactId = :id AND attribute_not_exists(origin)',
+        ExpressionAttributeValues: { ':o': origin, ':id': contactId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+async function readClaims(deps: BatchDeps, projectId: string, emails: readonly string[]) {
+  const out = new Map<string, Claim>();
+  const items = await batchGet(
+    deps,
+    emails.map((e) => keys.emailClaim(projectId, e)),
+  );
+  for (const item of items) {
+    out.set(String(item.email), {
+      contactId: String(item.contactId),
+      ...(typeof item.origin === 'string' ? { origin: item.origin } : {}),
+      ...(typeof item.pendingUntil === 'string' ? { pendingUntil: item.pendingUntil } : {}),
+    });
+  }
+  return out;
+}
+
+/** Contact records by id (tombstones included), read in batches of 100. */
+export async function readContactRecords(
+  deps: Pick<Deps, 'db' | 'tableName'>,
+  projectId: string,
+  ids: readonly string[],
+) {
+  const out = new Map<string, ContactRecord>();
+  for (const item of await batchGet(
+    deps,
+    ids.map((id) => keys.contact(projectId, id)),
+  )) {
+    const record = fromItem(item);
+    out.set(record.id, record);
+  }
+  return out;
+}
+
+/** Consistent reads, 100 keys per call, unprocessed keys retried with backoff. */
+async function batchGet(
+  deps: Pick<Deps, 'db' | 'tableName'>,
+  itemKeys: readonly { pk: string; sk: string }[],
+): Promise<Item[]> {
+  const out: Item[] = [];
+  for (let i = 0; i < itemKeys.length; i += 100) {
+    let pending = itemKeys.slice(i, i + 100);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('BatchGet kept returning unprocessed keys');
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+      const res = await deps.db.send(
+        new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      out.push(...(res.Responses?.[deps.tableName] ?? []));
+      pending = (res.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as { pk: string; sk: string }[];
+    }
+  }
+  return out;
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,334 @@
+/**
+ * Event use cases behind the events endpoints: recent events (all or by name), one contact's
+ * events, names with counts, statistics, where a name is referenced, and deleting every event of
+ * a name (in the background).
+ *
+ * Totals and statistics come from counters kept on write (see `repository.ts`), so none of these
+ * reads grows with the number of events, except a contact's own total.
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { findContact } from '../contacts/service';
+import { notFound, validationError } from '../errors';
+import type { Deps } from '../ports';
+import { decodeCursor, encodeCursor, type Item, queryAll } from '../store/dynamo';
+import { keys } from '../table';
+import { isReservedEventName, reservedEventIssue } from './names';
+import {
+  anyEventNamed,
+  deleteEvents,
+  type EventNameRecord,
+  type EventRecord,
+  fromEventItem,
+  getEventName,
+  hourlyCounts,
+  hourOf,
+  listEventNames,
+  reconcileNameCount,
+} from './repository';
+
+type EventDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
+
+/** An event as the API shows it. */
+export interface EventView {
+  readonly id: string;
+  readonly name: string;
+  readonly contactId: string;
+  readonly email?: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly createdAt: string;
+}
+
+export const presentEvent = (e: EventRecord): EventView => ({
+  id: e.id,
+  name: e.name,
+  contactId: e.contactId,
+  ...(e.email === undefined ? {} : { email: e.email }),
+  data: e.data,
+  createdAt: e.createdAt,
+});
+
+export interface CursorPage<T> {
+  readonly data: T[];
+  readonly cursor: string;
+  readonly hasMore: boolean;
+  readonly total: number;
+}
+
+/** One page of a query, newest first; the cursor is the last returned item's key. */
+async function pageOf(
+  deps: EventDeps,
+  input: QueryCommandInput,
+  keyNames: readonly string[],
+  page: { limit: number; cursor?: string },
+  expect: Record<string, string>,
+): Promise<{ items: Item[]; cursor: string; hasMore: boolean }> {
+  const out = await deps.db.send(
+    new QueryCommand({
+      ...input,
+      ScanIndexForward: false,
+      Limit: page.limit + 1,
+      ExclusiveStartKey: decodeCursor(page.cursor, expect),
+    }),
+  );
+  const items = out.Items ?? [];
+  if (items.length > page.limit) {
+    items.length = page.limit;
+    const last = items[items.length - 1]!;
+    return {
+      items,
+      cursor: encodeCursor(Object.fromEntries(keyNames.map((k) => [k, last[k]]))),
+      hasMore: true,
+    };
+  }
+  // Fewer than asked: the query ended, unless DynamoDB stopped at its 1 MB page size.
+  const hasMore = out.LastEvaluatedKey !== undefined;
+  return { items, cursor: hasMore ? encodeCursor(out.LastEvaluatedKey) : '', hasMore };
+}
+
+/** Recent events of the project, newest first; with `name`, only events of that name. */
+export async function listEvents(
+  deps: EventDeps,
+  projectId: string,
+  q: { limit: number; cursor?: string; name?: string },
+): Promise<CursorPage<EventView>> {
+  const index = q.name === undefined ? 'gsi1' : 'gsi2';
+  const partition =
+    q.name === undefined ? keys.eventsIndex(projectId) : keys.eventNameIndex(projectId, q.name);
+  const page = await pageOf(
+    deps,
+    {
+      TableName: deps.tableName,
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :p`,
+      ExpressionAttributeValues: { ':p': partition },
+    },
+    ['pk', 'sk', `${index}pk`, `${index}sk`],
+    q,
+    { [`${index}pk`]: partition },
+  );
+  let total = 0;
+  if (!q.cursor) {
+    total =
+      q.name === undefined
+        ? (await listEventNames(deps, projectId)).reduce((sum, n) => sum + n.count, 0)
+        : Math.max(0, (await getEventName(deps, projectId, q.name))?.count ?? 0);
+  }
+  const data = page.items.map((i) => presentEvent(fromEventItem(i)));
+  return { data, cursor: page.cursor, hasMore: page.hasMore, total };
+}
+
+/** Events of one contact, newest first; 404 for a contact that is not (or no longer) there. */
+export async function listContactEvents(
+  deps: EventDeps,
+  projectId: string,
+  contactId: string,
+  q: { limit: number; cursor?: string },
+): Promise<CursorPage<EventView>> {
+  if (!(await findContact(deps, projectId, contactId))) throw notFound('Contact');
+  const partition = keys.contactPartition(projectId, contactId);
+  const base: QueryCommandInput = {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
+    ExpressionAttributeValues: { ':pk': partition, ':ev': 'EV#' },
+  };
+  const page = await pageOf(deps, base, ['pk', 'sk'], q, { pk: partition });
+  let total = 0;
+  if (!q.cursor) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await deps.db.send(
+        new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }),
+      );
+      total += out.Count ?? 0;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+  }
+  const data = page.items.map((i) => presentEvent(fromEventItem(i)));
+  return { data, cursor: page.cursor, hasMore: page.hasMore, total };
+}
+
+/** Distinct event names with their counts, most frequent first. */
+export async function eventNames(deps: EventDeps, projectId: string): Promise<{ names: EventNameRecord[] }> {
+  const names = await listEventNames(deps, projectId);
+  names.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  return { names };
+}
+
+export interface EventStats {
+  readonly total: number;
+  readonly uniqueNames: number;
+  /** The current UTC hour and the 23 before it. */
+  readonly last24Hours: number;
+  /** The current UTC hour and the 167 before it. */
+  readonly last7Days: number;
+  /** The current UTC hour and the 719 before it. */
+  readonly last30Days: number;
+  readonly topEvents: { name: string; count: number }[];
+  /** Events per UTC day, the last 30 days (today included), oldest first. */
+  readonly daily: { date: string; count: number }[];
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Aggregated statistics from the counters: one query over names, one over at most 744 hours. */
+export async function eventStats(deps: EventDeps, projectId: string): Promise<EventStats> {
+  const now = deps.clock.now().getTime();
+  const hourAgo = (h: number) => hourOf(new Date(now - h * HOUR_MS).toISOString());
+  const firstDay = new Date(now - 29 * DAY_MS).toISOString().slice(0, 10);
+  const [names, hours] = await Promise.all([
+    listEventNames(deps, projectId),
+    hourlyCounts(deps, projectId, `${firstDay}T00`, hourAgo(0)),
+  ]);
+  const since = (from: string) => {
+    let sum = 0;
+    for (const [hour, n] of hours) if (hour >= from) sum += n;
+    return Math.max(0, sum);
+  };
+  const daily: { date: string; count: number }[] = [];
+  for (let d = 29; d >= 0; d--) {
+    const date = new Date(now - d * DAY_MS).toISOString().slice(0, 10);
+    let count = 0;
+    for (const [hour, n] of hours) if (hour.startsWith(date)) count += n;
+    daily.push({ date, count: Math.max(0, count) });
+  }
+  const sorted = [...names].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  return {
+    total: names.reduce((sum, n) => sum + n.count, 0),
+    uniqueNames: names.length,
+    last24Hours: since(hourAgo(23)),
+    last7Days: since(hourAgo(7 * 24 - 1)),
+    last30Days: since(hourAgo(30 * 24 - 1)),
+    topEvents: sorted.slice(0, 10).map((n) => ({ name: n.name, count: n.count })),
+    daily,
+  };
+}
+
+export interface EventUsage {
+  readonly event: string;
+  readonly segments: { id: string; name: string }[];
+  readonly campaigns: { id: string; name: string }[];
+  readonly workflows: { id: string; name: string }[];
+}
+
+/**
+ * Segments, campaigns and workflows that reference an event name: a condition on
+ * `event.<name>` (segment conditions, campaign audiences, CONDITION steps), or the name as a
+ * workflow trigger or WAIT_FOR_EVENT step (`eventName`). A name no event carries yet can still
+ * be referenced (a workflow waiting for its first signup), so unknown names are not a 404.
+ */
+export async function eventUsage(deps: EventDeps, projectId: string, name: string): Promise<EventUsage> {
+  const usage: EventUsage = { event: name, segments: [], campaigns: [], workflows: [] };
+  const lists = { 'SEGMENT#': usage.segments, 'CAMPAIGN#': usage.campaigns, 'WORKFLOW#': usage.workflows };
+  for (const prefix of keys.definitionPrefixes) {
+    // A definition may span several items (`WORKFLOW#<id>`, `WORKFLOW#<id>#STEP#...`): group by id.
+    const found = new Map<string, { name: string; referenced: boolean }>();
+    for await (const item of queryAll(deps.db, {
+      TableName: deps.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': prefix },
+    })) {
+      const id = String(item.sk).slice(prefix.length).split('#')[0]!;
+      const entry = found.get(id) ?? { name: '', referenced: false };
+      if (String(item.sk) === `${prefix}${id}` && typeof item.name === 'string') entry.name = item.name;
+      if (!item.deletedAt && referencesEvent(item, name)) entry.referenced = true;
+      found.set(id, entry);
+    }
+    for (const [id, entry] of found) if (entry.referenced) lists[prefix].push({ id, name: entry.name });
+  }
+  return usage;
+}
+
+/** True when a definition (any nesting) filters on `event.<name>` or names the event as `eventName`. */
+export function referencesEvent(node: unknown, name: string): boolean {
+  if (Array.isArray(node)) return node.some((n) => referencesEvent(n, name));
+  if (typeof node !== 'object' || node === null) return false;
+  const obj = node as Record<string, unknown>;
+  if (obj.field === `event.${name}`) return true;
+  if (obj.eventName === name) return true;
+  return Object.values(obj).some((v) => referencesEvent(v, name));
+}
+
+export const DELETE_EVENTS_JOB = 'events.deleteByName';
+
+// A type (not an interface) so that it is a QueueMessage.
+export type DeleteEventsMessage = {
+  readonly type: typeof DELETE_EVENTS_JOB;
+  readonly projectId: string;
+  readonly name: string;
+  /** Events recorded up to this instant are deleted; later ones (tracked meanwhile) stay. */
+  readonly before: string;
+  readonly jobId: string;
+  /** Where the previous message of this job stopped. */
+  readonly cursor?: string;
+};
+
+/**
+ * Starts deleting every event of a name: 202 with a job id; the jobs queue does the work, since a
+ * name can have millions of events. Reserved (service-emitted) names are refused: their events
+ * feed the activity feed, segment conditions and workflow triggers.
+ */
+export async function requestEventDeletion(
+  deps: EventDeps,
+  projectId: string,
+  name: string,
+): Promise<{ jobId: string; name: string; status: 'queued' }> {
+  if (isReservedEventName(name)) throw validationError([reservedEventIssue('eventName', name)]);
+  const record = await getEventName(deps, projectId, name);
+  if (!(record && record.count > 0) && !(await anyEventNamed(deps, projectId, name))) {
+    throw notFound(`Event name "${name}"`);
+  }
+  const message: DeleteEventsMessage = {
+    type: DELETE_EVENTS_JOB,
+    projectId,
+    name,
+    before: deps.clock.now().toISOString(),
+    jobId: deps.ids.uuid(),
+  };
+  await deps.queue.send('jobs', message);
+  return { jobId: message.jobId, name, status: 'queued' };
+}
+
+/** Events deleted per job message at most; the rest goes on in a continuation message. */
+export const DELETE_BATCH_PER_MESSAGE = 1000;
+const DELETE_PAGE = 100;
+
+/**
+ * The deletion job: deletes events of the name up to `before`, at most a bounded number per
+ * message, then either enqueues a continuation (with the index position) or, when done, sets
+ * the name's count to what is left. Safe to run twice: deleting is idempotent and counters are
+ * lowered only for events that still existed.
+ */
+export async function runEventDeletion(
+  deps: EventDeps,
+  m: DeleteEventsMessage,
+  options: { perMessage?: number } = {},
+): Promise<'continued' | 'done'> {
+  const perMessage = options.perMessage ?? DELETE_BATCH_PER_MESSAGE;
+  const partition = keys.eventNameIndex(m.projectId, m.name);
+  let startKey = decodeCursor(m.cursor, { gsi2pk: partition });
+  let processed = 0;
+  do {
+    const out = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        IndexName: 'gsi2',
+        // gsi2sk is `<createdAt>#<id>`; `~` sorts after `#`, so the bound includes `before` itself.
+        KeyConditionExpression: 'gsi2pk = :p AND gsi2sk < :upper',
+        ExpressionAttributeValues: { ':p': partition, ':upper': `${m.before}~` },
+        ProjectionExpression: 'pk, sk, gsi2pk, gsi2sk',
+        Limit: DELETE_PAGE,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    await deleteEvents(deps, m.projectId, out.Items ?? []);
+    processed += out.Items?.length ?? 0;
+    startKey = out.LastEvaluatedKey;
+    if (startKey && processed >= perMessage) {
+      await deps.queue.send('jobs', { ...m, cursor: encodeCursor(startKey) });
+      return 'continued';
+    }
+  } while (startKey);
+  await reconcileNameCount(deps, m.projectId, m.name);
+  return 'done';
+}

@@ -1,0 +1,51 @@
+/**
+ * Background jobs of CSV imports, and the normalizer that turns the upload bucket's "object
+ * created" notifications (S3 event messages on the jobs queue) into import jobs.
+ */
+import { z } from 'zod';
+import { defineJob, type Normalizer } from '../jobs/registry';
+import { parseUploadKey } from './upload';
+import { IMPORT_JOB, type ImportWorkerOptions, runImport } from './worker';
+
+export function importJobs(options: ImportWorkerOptions = {}) {
+  return [
+    defineJob({
+      type: IMPORT_JOB,
+      schema: z.object({
+        type: z.literal(IMPORT_JOB),
+        projectId: z.string().min(1),
+        jobId: z.string().min(1),
+      }),
+      run: (deps, m, meta) => runImport(deps, m.projectId, m.jobId, options, meta.receiveCount),
+    }),
+  ];
+}
+
+const s3Event = z.object({
+  Records: z.array(
+    z.object({
+      eventSource: z.literal('aws:s3'),
+      eventName: z.string(),
+      s3: z.object({ object: z.object({ key: z.string() }) }),
+    }),
+  ),
+});
+
+/**
+ * S3 event notifications: each created upload becomes an `import.run` job; S3's test event (sent
+ * when the notification is set up) and objects outside the upload layout become nothing.
+ */
+export const s3UploadNormalizer: Normalizer = (body) => {
+  if (typeof body === 'object' && body !== null && (body as { Event?: unknown }).Event === 's3:TestEvent') {
+    return [];
+  }
+  const parsed = s3Event.safeParse(body);
+  if (!parsed.success) return undefined;
+  return parsed.data.Records.flatMap((r) => {
+    if (!r.eventName.startsWith('ObjectCreated:')) return [];
+    // Keys in S3 events are URL-encoded, with '+' for spaces.
+    const key = decodeURIComponent(r.s3.object.key.replace(/\+/g, ' '));
+    const upload = parseUploadKey(key);
+    return upload ? [{ type: IMPORT_JOB, projectId: upload.projectId, jobId: upload.jobId }] : [];
+  });
+};

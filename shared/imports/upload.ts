@@ -1,0 +1,172 @@
+/**
+ * `POST /contacts/import` without a Lambda in the request path (docs/imports.md, "Large files").
+ *
+ * API Gateway base64-encodes a multipart body for Lambda, and Lambda refuses invocations over
+ * 6 MB, so a 5 MB CSV cannot pass through a route Lambda. Instead a REST API stores the body in
+ * the upload bucket itself (an S3 integration), after a Lambda authorizer that sees only the
+ * headers has checked the key and created the job; the bucket's "object created" notification
+ * starts the import on the jobs queue. The local gateway emulates the same steps with the same
+ * authorizer and the same response templates (below), so both answer alike.
+ */
+import { AppError } from '../errors';
+import { consumeRateLimit } from '../http/rate-limit';
+import type { Deps } from '../ports';
+import { findApiKey, getProject, keyKindOf } from '../projects/repository';
+import { isMultipart, MAX_IMPORT_FILE_BYTES } from './multipart';
+import { createImportJob } from './repository';
+
+/** Where uploads are stored: `imports/<projectId>/<jobId>` (the bucket expires `imports/` after days). */
+export const UPLOAD_PREFIX = 'imports/';
+
+export const uploadKey = (projectId: string, jobId: string) => `${UPLOAD_PREFIX}${projectId}/${jobId}`;
+
+const UPLOAD_KEY = /^imports\/([A-Za-z0-9-]{1,64})\/([A-Za-z0-9-]{1,64})$/;
+
+export function parseUploadKey(key: string): { projectId: string; jobId: string } | undefined {
+  const m = UPLOAD_KEY.exec(key);
+  return m ? { projectId: m[1]!, jobId: m[2]! } : undefined;
+}
+
+/** Room for the multipart envelope around the file (boundaries, part headers, small fields). */
+export const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
+/** The largest request body the authorizer lets through to the bucket. */
+export const MAX_UPLOAD_BODY_BYTES = MAX_IMPORT_FILE_BYTES + MULTIPART_ALLOWANCE_BYTES;
+
+/**
+ * The responses API Gateway gives for the upload route, as mapping templates: `$context.*`
+ * placeholders are filled by API Gateway on AWS and by `renderTemplate` locally. Values the
+ * authorizer puts in its context are plain text without quotes or backslashes, since gateway
+ * responses substitute them unescaped.
+ */
+export const uploadResponses = {
+  /** The body is stored: the job is queued. */
+  accepted: { statusCode: 202, template: '{"jobId":"$context.authorizer.jobId","status":"queued"}' },
+  /** No key, an unknown key or a public key (the authorizer throws `Unauthorized`). */
+  unauthorized: {
+    statusCode: 401,
+    template:
+      '{"success":false,"error":{"code":"INVALID_API_KEY","message":"Missing or invalid API key","statusCode":401,"requestId":"$context.requestId","suggestion":"Send Authorization: Bearer <key> with a secret key (sk_)"}}',
+  },
+  /**
+   * Refused by the authorizer with a reason (project disabled, rate limit, not multipart, body
+   * too large). API Gateway gives every authorizer denial one status, so the reason is in `code`.
+   */
+  denied: {
+    statusCode: 403,
+    template:
+      '{"success":false,"error":{"code":"$context.authorizer.code","message":"$context.authorizer.message","statusCode":403,"requestId":"$context.requestId"},"timestamp":"$context.authorizer.at"}',
+  },
+  /** Over API Gateway's own 10 MB request limit. */
+  tooLarge: {
+    statusCode: 413,
+    template:
+      '{"success":false,"error":{"code":"FILE_TOO_LARGE","message":"The request is larger than 10 MB; CSV files are limited to 5 MB","statusCode":413,"requestId":"$context.requestId"}}',
+  },
+  /** The bucket refused or failed the write. */
+  storeFailed: {
+    statusCode: 500,
+    template:
+      '{"success":false,"error":{"code":"INTERNAL_SERVER_ERROR","message":"The upload could not be stored","statusCode":500,"requestId":"$context.requestId"}}',
+  },
+} as const;
+
+/** Fills `$context.requestId` and `$context.authorizer.<name>` as API Gateway does. */
+export function renderTemplate(
+  template: string,
+  context: { requestId: string; authorizer?: Readonly<Record<string, string>> },
+): string {
+  return template.replace(
+    /\$context\.(authorizer\.)?([A-Za-z]+)/g,
+    (_m, auth: string | undefined, name: string) =>
+      auth ? (context.authorizer?.[name] ?? '') : name === 'requestId' ? context.requestId : '',
+  );
+}
+
+/** A REST API Lambda authorizer's input (REQUEST type); headers as the client sent them. */
+export interface UploadAuthorizerEvent {
+  readonly type?: string;
+  readonly methodArn: string;
+  readonly headers?: Readonly<Record<string, string | undefined>> | null;
+}
+
+export interface UploadAuthorizerResult {
+  readonly principalId: string;
+  readonly policyDocument: {
+    readonly Version: '2012-10-17';
+    readonly Statement: readonly {
+      Action: 'execute-api:Invoke';
+      Effect: 'Allow' | 'Deny';
+      Resource: string;
+    }[];
+  };
+  /** Strings only: API Gateway maps them into the integration and the responses. */
+  readonly context: Readonly<Record<string, string>>;
+}
+
+/** API Gateway turns this exact message into its 401 (UNAUTHORIZED) response. */
+export const UNAUTHORIZED = 'Unauthorized';
+
+/**
+ * Decides an import upload from its headers: the secret key (hashed lookup), the project, the
+ * per-project rate limit, the content type and the declared size. An accepted upload gets its
+ * job (status `queued`) before the body is stored, so the job id answered can be polled at once.
+ */
+export async function authorizeImportUpload(
+  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'config'>,
+  event: UploadAuthorizerEvent,
+): Promise<UploadAuthorizerResult> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {}))
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  const raw = match?.[1];
+  if (!raw || keyKindOf(raw) !== 'secret') throw new Error(UNAUTHORIZED);
+  const key = await findApiKey(deps, raw);
+  if (key?.kind !== 'secret') throw new Error(UNAUTHORIZED);
+  const project = await getProject(deps, key.projectId);
+  if (!project) throw new Error(UNAUTHORIZED);
+  const at = deps.clock.now().toISOString();
+  const deny = (code: string, message: string): UploadAuthorizerResult => ({
+    principalId: key.projectId,
+    policyDocument: policy('Deny', event.methodArn),
+    context: { code, message, at },
+  });
+  if (project.disabled) return deny('PROJECT_DISABLED', 'This project is disabled');
+  try {
+    await consumeRateLimit(deps, key.projectId);
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 429) return deny(error.code, error.message);
+    throw error;
+  }
+  const contentType = headers['content-type'];
+  if (!isMultipart(contentType)) {
+    return deny('INVALID_UPLOAD', 'Send the CSV as multipart/form-data with the file in a part named file');
+  }
+  const length = Number(headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(length) && length > MAX_UPLOAD_BODY_BYTES) {
+    return deny(
+      'FILE_TOO_LARGE',
+      `The upload is ${length} bytes; CSV files are limited to ${MAX_IMPORT_FILE_BYTES} bytes (5 MB)`,
+    );
+  }
+  const jobId = deps.ids.uuid();
+  await createImportJob(deps, {
+    projectId: key.projectId,
+    jobId,
+    contentType: contentType!,
+    uploadKey: uploadKey(key.projectId, jobId),
+    createdAt: at,
+  });
+  return {
+    principalId: key.projectId,
+    policyDocument: policy('Allow', event.methodArn),
+    context: { projectId: key.projectId, jobId },
+  };
+}
+
+function policy(effect: 'Allow' | 'Deny', resource: string): UploadAuthorizerResult['policyDocument'] {
+  return {
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: resource }],
+  };
+}

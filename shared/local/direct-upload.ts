@@ -1,0 +1,135 @@
+/**
+ * The local stand-in for a manifest direct upload (`POST /contacts/import`): what the REST API
+ * with its Lambda authorizer and S3 integration does on AWS (lib/constructs/direct-upload-api.ts),
+ * with the same authorizer module and the same response templates:
+ *
+ * 1. no `Authorization` header: 401 (API Gateway answers without calling the authorizer);
+ * 2. the authorizer sees the headers only: throwing `Unauthorized` is a 401, a Deny policy a 403;
+ * 3. on Allow the body is stored under `<keyPrefix><projectId>/<jobId>` and an S3 "object
+ *    created" event goes to the manifest queue, as the bucket notification does on AWS;
+ * 4. the answer is the integration response template (202 `{jobId, status: "queued"}`).
+ *
+ * The body never goes through a route handler, so Lambda's 6 MB payload limit does not apply
+ * here either; API Gateway's 10 MB request limit does.
+ */
+import type { Context } from 'aws-lambda';
+import type { LocalLogger } from '../adapters/local/log';
+import type { LocalQueue } from '../adapters/local/queue';
+import { renderTemplate, uploadResponses } from '../imports/upload';
+import type { DirectUploadDef, Manifest } from '../manifest';
+import type { BlobPort, QueueMessage } from '../ports';
+import type { HttpReply, RawRequest } from './gateway';
+import { LOCAL_ACCOUNT_ID, lambdaContext } from './lambda';
+
+export type AuthorizerHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+/** A direct-upload route as the local gateway serves it. */
+export interface LocalDirectUpload {
+  readonly method: string;
+  readonly path: string;
+  /** `body` is undefined when the request was over the gateway's size limit. */
+  handle(
+    request: Omit<RawRequest, 'body'> & { body: Buffer | undefined },
+    requestId: string,
+  ): Promise<HttpReply>;
+}
+
+interface AuthorizerOutput {
+  readonly policyDocument?: { readonly Statement?: readonly { readonly Effect?: string }[] };
+  readonly context?: Record<string, unknown>;
+}
+
+export function localDirectUploads(
+  manifest: Pick<Manifest, 'directUploads'>,
+  authorizers: Readonly<Record<string, AuthorizerHandler>>,
+  ports: { blobs: BlobPort; queue: LocalQueue; bucket: string; logger: LocalLogger },
+): LocalDirectUpload[] {
+  return (manifest.directUploads ?? []).flatMap((def) => {
+    const authorizer = authorizers[def.name];
+    return authorizer ? [directUpload(def, authorizer, ports)] : [];
+  });
+}
+
+function directUpload(
+  def: DirectUploadDef,
+  authorizer: AuthorizerHandler,
+  ports: { blobs: BlobPort; queue: LocalQueue; bucket: string; logger: LocalLogger },
+): LocalDirectUpload {
+  const reply = (
+    response: { statusCode: number; template: string },
+    requestId: string,
+    authorizerContext?: Record<string, string>,
+  ): HttpReply => ({
+    statusCode: response.statusCode,
+    headers: { 'content-type': 'application/json', 'x-amzn-requestid': requestId },
+    cookies: [],
+    body: Buffer.from(renderTemplate(response.template, { requestId, authorizer: authorizerContext })),
+  });
+  return {
+    method: def.method,
+    path: def.path,
+    async handle(request, requestId) {
+      if (!request.body) return reply(uploadResponses.tooLarge, requestId);
+      const headers: Record<string, string> = {};
+      for (const [name, values] of Object.entries(request.headers))
+        if (values?.length) headers[name] = values.join(',');
+      if (!headers.authorization) return reply(uploadResponses.unauthorized, requestId);
+      let output: AuthorizerOutput;
+      try {
+        output = (await authorizer(
+          {
+            type: 'REQUEST',
+            methodArn: `arn:aws:execute-api:us-east-1:${LOCAL_ACCOUNT_ID}:local/v1/${def.method}${def.path}`,
+            resource: def.path,
+            path: def.path,
+            httpMethod: def.method,
+            headers,
+            requestContext: { requestId },
+          },
+          lambdaContext({ name: `${def.name}-authorizer`, memoryMb: 512, timeoutMs: 29_000 }),
+        )) as AuthorizerOutput;
+      } catch (error) {
+        if ((error as Error)?.message === 'Unauthorized')
+          return reply(uploadResponses.unauthorized, requestId);
+        ports.logger.error(`[gateway] authorizer of ${def.method} ${def.path} failed`, error);
+        return {
+          statusCode: 500,
+          headers: { 'content-type': 'application/json' },
+          cookies: [],
+          body: Buffer.from('{"message":null}'),
+        };
+      }
+      const context = Object.fromEntries(
+        Object.entries(output.context ?? {}).map(([k, v]) => [k, String(v)]),
+      );
+      const allowed = output.policyDocument?.Statement?.every((s) => s.Effect === 'Allow') ?? false;
+      if (!allowed) return reply(uploadResponses.denied, requestId, context);
+      const key = `${def.keyPrefix}${context.projectId}/${context.jobId}`;
+      try {
+        await ports.blobs.put(key, request.body, headers['content-type'] ?? 'application/octet-stream');
+      } catch (error) {
+        ports.logger.error(`[gateway] storing ${key} failed`, error);
+        return reply(uploadResponses.storeFailed, requestId, context);
+      }
+      // What the bucket's notification puts on the queue (S3 event message, no job `type`).
+      const event = {
+        Records: [
+          {
+            eventVersion: '2.1',
+            eventSource: 'aws:s3',
+            awsRegion: 'us-east-1',
+            eventTime: new Date().toISOString(),
+            eventName: 'ObjectCreated:Put',
+            s3: {
+              s3SchemaVersion: '1.0',
+              bucket: { name: ports.bucket, arn: `arn:aws:s3:::${ports.bucket}` },
+              object: { key: encodeURIComponent(key).replace(/%2F/g, '/'), size: request.body.length },
+            },
+          },
+        ],
+      };
+      await ports.queue.send(def.queue, event as unknown as QueueMessage, { typeAttribute: false });
+      return reply(uploadResponses.accepted, requestId, context);
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The public subscription pages: small self-contained HTML (no script, inline style only) with
+ * every dynamic value escaped, served with headers that keep them out of frames and caches and
+ * keep the token out of Referer headers.
+ */
+import type { HttpResult } from '../http/response';
+import type { LinkAction } from './links';
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+} as const;
+
+const STYLE =
+  'body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f9fafb;color:#111827;' +
+  'margin:0;padding:48px 16px}main{max-width:480px;margin:0 auto;background:#fff;border:1px solid #e5e7eb;' +
+  'border-radius:8px;padding:32px}h1{font-size:20px;margin:0 0 16px}p{line-height:1.5}' +
+  'button{font-size:15px;padding:10px 18px;border-radius:6px;border:1px solid #111827;background:#111827;' +
+  'color:#fff;cursor:pointer}button.secondary{background:#fff;color:#111827}form{margin-top:24px}';
+
+function page(statusCode: number, title: string, content: string): HttpResult {
+  const body =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width,initial-scale=1">' +
+    '<meta name="robots" content="noindex">' +
+    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
+    `<body><main><h1>${escapeHtml(title)}</h1>${content}</main></body></html>`;
+  return { statusCode, headers: { ...PAGE_HEADERS }, body };
+}
+
+function form(actionPath: string, action: 'subscribe' | 'unsubscribe', label: string, secondary = false) {
+  return (
+    `<form method="post" action="${escapeHtml(actionPath)}">` +
+    `<input type="hidden" name="action" value="${action}">` +
+    `<button type="submit"${secondary ? ' class="secondary"' : ''}>${escapeHtml(label)}</button></form>`
+  );
+}
+
+export interface SubscriptionView {
+  readonly email: string;
+  readonly subscribed: boolean;
+  /** What the link was made for; it decides the button offered. */
+  readonly action: LinkAction;
+  /** Path of this link (forms post back to it). */
+  readonly selfPath: string;
+  /** Path of the contact's manage link, offered after a change to undo it. */
+  readonly managePath: string;
+  /** Set after a POST: what just happened. */
+  readonly changed?: 'subscribed' | 'unsubscribed' | 'unchanged';
+}
+
+export function subscriptionPage(view: SubscriptionView): HttpResult {
+  const email = `<strong>${escapeHtml(view.email)}</strong>`;
+  const state = view.subscribed
+    ? `<p>${email} is subscribed to these emails.</p>`
+    : `<p>${email} is unsubscribed and will not receive these emails.</p>`;
+  let title = view.subscribed ? 'You are subscribed' : 'You are unsubscribed';
+  let note = '';
+  if (view.changed === 'unsubscribed') {
+    title = 'You have been unsubscribed';
+    note = '<p>Changed your mind? You can subscribe again below.</p>';
+  } else if (view.changed === 'subscribed') {
+    title = 'You are subscribed again';
+  }
+  let action = '';
+  if (view.changed !== undefined) {
+    // After a change, offer the opposite through the manage link (this link may allow only one way).
+    action = view.subscribed
+      ? form(view.managePath, 'unsubscribe', 'Unsubscribe', true)
+      : form(view.managePath, 'subscribe', 'Subscribe again', true);
+  } else if (view.action === 'unsubscribe') {
+    title = view.subscribed ? 'Unsubscribe' : title;
+    action = view.subscribed ? form(view.selfPath, 'unsubscribe', 'Unsubscribe') : '';
+  } else if (view.action === 'subscribe') {
+    title = view.subscribed ? title : 'Subscribe';
+    action = view.subscribed ? '' : form(view.selfPath, 'subscribe', 'Subscribe');
+  } else {
+    title = 'Manage your subscription';
+    action = view.subscribed
+      ? form(view.selfPath, 'unsubscribe', 'Unsubscribe')
+      : form(view.selfPath, 'subscribe', 'Subscribe');
+  }
+  return page(200, title, `${state}${note}${action}`);
+}
+
+/** An error page: the link is malformed (400), unknown or forged (404), or cannot do that (400). */
+export function errorPage(statusCode: 400 | 404, message: string): HttpResult {
+  return page(
+    statusCode,
+    statusCode === 404 ? 'Link not found' : 'Invalid request',
+    `<p>${escapeHtml(message)}</p>`,
+  );
+}

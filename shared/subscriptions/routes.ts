@@ -1,0 +1,137 @@
+/**
+ * Open routes behind the signed links in emails. GET only shows the state and a form (link
+ * scanners and prefetchers follow GETs, so a GET never changes anything); POST changes it,
+ * including RFC 8058 one-click unsubscribe (`List-Unsubscribe=One-Click` in the body). A change
+ * goes through the contacts service, which emits `contact.subscribed` / `contact.unsubscribed`.
+ * A malformed, forged or foreign token changes nothing.
+ */
+import type { ContactRecord } from '../contacts/repository';
+import { findContact, patchContact } from '../contacts/service';
+import { AppError } from '../errors';
+import type { HttpResult } from '../http/response';
+import type { ApiRequest, OpenRouteImpl } from '../http/stack';
+import type { Deps } from '../ports';
+import {
+  type LinkAction,
+  type LinkClaims,
+  linkSettings,
+  looksLikeToken,
+  signToken,
+  verifyToken,
+} from './links';
+import { errorPage, subscriptionPage } from './pages';
+
+const PATH = '/v1/subscription/{token}';
+const pathOf = (token: string) => `/v1/subscription/${token}`;
+
+/** Which changes a link may make: its own action, both for the manage link. */
+const ALLOWED: Record<LinkAction, readonly ('subscribe' | 'unsubscribe')[]> = {
+  unsubscribe: ['unsubscribe'],
+  subscribe: ['subscribe'],
+  manage: ['subscribe', 'unsubscribe'],
+};
+
+export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
+  const settings = () => linkSettings(deps.config);
+
+  /** The claims and live contact of a token, or the error page to answer. */
+  async function resolve(
+    req: ApiRequest,
+  ): Promise<{ error: HttpResult } | { token: string; claims: LinkClaims; contact: ContactRecord }> {
+    const token = req.params.token ?? '';
+    if (!looksLikeToken(token)) return { error: errorPage(400, 'This link is malformed.') };
+    const claims = verifyToken(settings().secret, token);
+    if (!claims)
+      return { error: errorPage(404, 'This link is not valid. Use the link from your most recent email.') };
+    const contact = await findContact(deps, claims.projectId, claims.contactId);
+    if (!contact) return { error: errorPage(404, 'This subscription no longer exists.') };
+    return { token, claims, contact };
+  }
+
+  const view = (token: string, claims: LinkClaims) => ({
+    action: claims.action,
+    selfPath: pathOf(token),
+    managePath: pathOf(signToken(settings().secret, { ...claims, action: 'manage' })),
+  });
+
+  return [
+    {
+      method: 'GET',
+      path: PATH,
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        const found = await resolve(req);
+        if ('error' in found) return found.error;
+        const { token, claims, contact } = found;
+        return subscriptionPage({
+          email: contact.email,
+          subscribed: contact.subscribed,
+          ...view(token, claims),
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: PATH,
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        const found = await resolve(req);
+        if ('error' in found) return found.error;
+        const { token, claims, contact } = found;
+        const fields = readForm(req);
+        const oneClick = fields.get('List-Unsubscribe') === 'One-Click';
+        const requested = oneClick ? 'unsubscribe' : fields.get('action');
+        if (requested !== 'subscribe' && requested !== 'unsubscribe') {
+          return errorPage(400, 'Send action=subscribe or action=unsubscribe.');
+        }
+        if (!ALLOWED[claims.action].includes(requested)) {
+          return errorPage(400, `This link cannot ${requested}.`);
+        }
+        const subscribed = requested === 'subscribe';
+        let changed: 'subscribed' | 'unsubscribed' | 'unchanged' = 'unchanged';
+        if (contact.subscribed !== subscribed) {
+          try {
+            await patchContact(deps, claims.projectId, claims.contactId, {
+              subscribed,
+              source: oneClick ? 'one_click_unsubscribe' : 'subscription_page',
+            });
+          } catch (error) {
+            if (error instanceof AppError && error.statusCode === 404) {
+              return errorPage(404, 'This subscription no longer exists.');
+            }
+            throw error;
+          }
+          changed = subscribed ? 'subscribed' : 'unsubscribed';
+        }
+        return subscriptionPage({ email: contact.email, subscribed, changed, ...view(token, claims) });
+      },
+    },
+  ];
+}
+
+/**
+ * Form fields of a POST: urlencoded (browsers, most one-click senders), multipart/form-data
+ * (RFC 8058 allows it) or a JSON object.
+ */
+export function readForm(req: ApiRequest): Map<string, string> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  const fields = new Map<string, string>();
+  if (typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)) {
+    for (const [k, v] of Object.entries(req.body)) if (typeof v === 'string') fields.set(k, v);
+    return fields;
+  }
+  const raw = req.rawBody?.toString('utf8') ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    const boundary = /boundary="?([^";]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1];
+    if (!boundary) return fields;
+    for (const part of raw.split(`--${boundary}`)) {
+      const split = part.indexOf('\r\n\r\n');
+      if (split < 0) continue;
+      const name = /name="([^"]*)"/i.exec(part.slice(0, split))?.[1];
+      if (name) fields.set(name, part.slice(split + 4).replace(/\r\n$/, ''));
+    }
+    return fields;
+  }
+  for (const [k, v] of new URLSearchParams(raw)) fields.set(k, v);
+  return fields;
+}

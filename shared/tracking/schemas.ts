@@ -1,0 +1,14 @@
+/** The `/v1/track` body (also `/events/track`); handlers, tests and docs reuse it. */
+import { z } from 'zod';
+import { emailSchema } from '../contacts/schemas';
+import { eventNameSchema } from '../events/names';
+
+export const trackSchema = z.object({
+  email: emailSchema,
+  event: eventNameSchema,
+  subscribed: z.boolean().optional(),
+  /** Custom data (spec, Custom data): checked by `parseDataPatch`. */
+  data: z.unknown().optional(),
+});
+
+export type TrackBody = z.infer<typeof trackSchema>;

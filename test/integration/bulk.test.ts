@@ -1,0 +1,199 @@
+/**
+ * Bulk subscribe, unsubscribe and delete through HTTP against the local runtime: validation,
+ * the queued job and its report, events only for real changes, unknown ids as failures, and a
+ * worker that dies mid-job.
+ */
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { jobs, normalizers } from '../../functions/queues/jobs';
+import { bulkJobs } from '../../shared/bulk/jobs';
+import { BULK_JOB } from '../../shared/bulk/service';
+import { jobsWorker } from '../../shared/jobs/registry';
+import type { Deps } from '../../shared/ports';
+import { keys } from '../../shared/table';
+import { type Json, type LocalTestRuntime, useLocalRuntime } from './helpers/local';
+
+type Command = { constructor: { name: string }; input: Record<string, unknown> };
+let crashOn: ((cmd: Command) => boolean) | undefined;
+
+const rt = useLocalRuntime({
+  handlers: {
+    queues: {
+      // Small chunks, one message each, over a store that can fail one chosen write.
+      jobs: (deps: Deps) => {
+        const db = new Proxy(deps.db, {
+          get(target, prop, receiver) {
+            if (prop !== 'send') return Reflect.get(target, prop, receiver);
+            return (cmd: Command) => {
+              if (crashOn?.(cmd)) {
+                crashOn = undefined;
+                return Promise.reject(new Error('simulated worker crash'));
+              }
+              return target.send(cmd as never);
+            };
+          },
+        }) as DynamoDBDocumentClient;
+        const defs = [...jobs.filter((j) => j.type !== BULK_JOB), ...bulkJobs({ chunkSize: 3, budgetMs: 0 })];
+        return jobsWorker({ ...deps, db }, defs, normalizers);
+      },
+    },
+  },
+});
+
+async function contact(email: string, subscribed: boolean): Promise<string> {
+  const res = await rt.api('POST', '/contacts', { body: { email, subscribed } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+async function eventNames(r: LocalTestRuntime, contactId: string): Promise<string[]> {
+  const out = await r.deps.db.send(
+    new QueryCommand({
+      TableName: r.deps.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
+      ExpressionAttributeValues: { ':pk': keys.contactPartition(r.projectId, contactId), ':ev': 'EV#' },
+    }),
+  );
+  return (out.Items ?? []).map((i) => String(i.name));
+}
+
+async function runBulk(op: string, contactIds: string[]): Promise<Json> {
+  const res = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds } });
+  expect(res.status).toBe(202);
+  expect(res.body).toEqual({ jobId: expect.any(String), status: 'queued' });
+  await rt.drain({ timeoutMs: 30_000 });
+  const job = await rt.api('GET', `/contacts/bulk/${res.body.jobId}`);
+  expect(job.status).toBe(200);
+  return job.body;
+}
+
+const unknownId = '00000000-0000-4000-8000-0000000000aa';
+
+describe('bulk endpoints: validation', () => {
+  for (const op of ['subscribe', 'unsubscribe', 'delete']) {
+    it(`POST /contacts/bulk-${op} takes 1 to 1,000 ids and refuses more with 422`, async () => {
+      const many = Array.from({ length: 1001 }, (_, i) => `id-${i}`);
+      const tooMany = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds: many } });
+      expect(tooMany.status).toBe(422);
+      expect(tooMany.body.error.code).toBe('VALIDATION_ERROR');
+      expect(tooMany.body.error.errors[0]).toMatchObject({ field: 'contactIds', code: 'too_big' });
+      for (const body of [{ contactIds: [] }, {}, { contactIds: 'abc' }, { contactIds: [1] }]) {
+        const res = await rt.api('POST', `/contacts/bulk-${op}`, { body });
+        expect(res.status).toBe(422);
+      }
+      const max = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds: many.slice(0, 1000) } });
+      expect(max.status).toBe(202);
+      await rt.drain({ timeoutMs: 60_000 });
+      const job = (await rt.api('GET', `/contacts/bulk/${max.body.jobId}`)).body;
+      expect(job).toMatchObject({
+        status: 'completed',
+        total: 1000,
+        processed: 1000,
+        succeeded: 0,
+        failed: 1000,
+      });
+    }, 90_000);
+  }
+
+  it('answers 404 for an unknown bulk job', async () => {
+    const res = await rt.api('GET', `/contacts/bulk/${unknownId}`);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('bulk jobs', () => {
+  it('bulk-subscribe subscribes, emits contact.subscribed only for real changes, reports unknown ids', async () => {
+    const off = await contact('off@bulk.test', false);
+    const on = await contact('on@bulk.test', true);
+    const job = await runBulk('subscribe', [off, on, unknownId, off, 'not-a-uuid']);
+    expect(job).toEqual({
+      jobId: expect.any(String),
+      type: 'subscribe',
+      status: 'completed',
+      total: 4,
+      processed: 4,
+      succeeded: 2,
+      failed: 2,
+      errors: [
+        { contactId: unknownId, reason: 'not_found' },
+        { contactId: 'not-a-uuid', reason: 'not_found' },
+      ],
+      createdAt: expect.any(String),
+      completedAt: expect.any(String),
+    });
+    expect((await rt.api('GET', `/contacts/${off}`)).body.subscribed).toBe(true);
+    expect(await eventNames(rt, off)).toEqual(['contact.subscribed']);
+    expect(await eventNames(rt, on)).toEqual([]);
+    // Again: nothing changes, nothing is emitted.
+    const again = await runBulk('subscribe', [off, on]);
+    expect(again).toMatchObject({ succeeded: 2, failed: 0 });
+    expect(await eventNames(rt, off)).toEqual(['contact.subscribed']);
+  });
+
+  it('bulk-unsubscribe unsubscribes and emits contact.unsubscribed once', async () => {
+    const a = await contact('u1@bulk.test', true);
+    const b = await contact('u2@bulk.test', false);
+    const job = await runBulk('unsubscribe', [a, b]);
+    expect(job).toMatchObject({
+      type: 'unsubscribe',
+      status: 'completed',
+      succeeded: 2,
+      failed: 0,
+      errors: [],
+    });
+    expect((await rt.api('GET', `/contacts/${a}`)).body.subscribed).toBe(false);
+    expect(await eventNames(rt, a)).toEqual(['contact.unsubscribed']);
+    expect(await eventNames(rt, b)).toEqual([]);
+  });
+
+  it('bulk-delete deletes through the contact delete path; unknown and foreign ids are failures', async () => {
+    const a = await contact('d1@bulk.test', true);
+    const b = await contact('d2@bulk.test', true);
+    const keep = await contact('d3@bulk.test', true);
+    const job = await runBulk('delete', [a, unknownId, b]);
+    expect(job).toMatchObject({
+      type: 'delete',
+      status: 'completed',
+      total: 3,
+      succeeded: 2,
+      failed: 1,
+      errors: [{ contactId: unknownId, reason: 'not_found' }],
+    });
+    for (const id of [a, b]) expect((await rt.api('GET', `/contacts/${id}`)).status).toBe(404);
+    expect((await rt.api('GET', `/contacts/${keep}`)).status).toBe(200);
+    // The purge freed the emails: they can be created anew.
+    expect((await rt.api('POST', '/contacts', { body: { email: 'd1@bulk.test' } })).status).toBe(201);
+  });
+
+  it('counts exactly once when the worker dies after applying a chunk, before its checkpoint', async () => {
+    const ids = [
+      await contact('c1@bulk.test', true),
+      await contact('c2@bulk.test', true),
+      await contact('c3@bulk.test', true),
+      await contact('c4@bulk.test', true),
+    ];
+    let commits = 0;
+    crashOn = (cmd) =>
+      cmd.constructor.name === 'UpdateCommand' &&
+      String(cmd.input.UpdateExpression).includes('list_append') &&
+      ++commits === 1;
+    const job = await runBulk('delete', [...ids, unknownId]);
+    expect(crashOn).toBeUndefined();
+    expect(job).toMatchObject({ status: 'completed', total: 5, processed: 5, succeeded: 4, failed: 1 });
+    expect(job.errors).toEqual([{ contactId: unknownId, reason: 'not_found' }]);
+
+    const subs = [
+      await contact('s1@bulk.test', false),
+      await contact('s2@bulk.test', false),
+      await contact('s3@bulk.test', false),
+    ];
+    let subCommits = 0;
+    crashOn = (cmd) =>
+      cmd.constructor.name === 'UpdateCommand' &&
+      String(cmd.input.UpdateExpression).includes('list_append') &&
+      ++subCommits === 1;
+    const sub = await runBulk('subscribe', subs);
+    expect(sub).toMatchObject({ status: 'completed', succeeded: 3, failed: 0 });
+    for (const id of subs) expect(await eventNames(rt, id)).toEqual(['contact.subscribed']);
+  });
+});
