@@ -146,7 +146,7 @@ async function apply(
     if (!current) return 'not_found';
     // Already as asked: no write, no event.
     if (current.subscribed === subscribed) return 'ok';
-    await patchContact(deps, projectId, contactId, { subscribed });
+    await patchContact(deps, projectId, contactId, { subscribed, source: 'bulk' });
     return 'ok';
   } catch (error) {
     if (error instanceof AppError && error.statusCode === 404) {

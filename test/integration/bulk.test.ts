@@ -123,6 +123,8 @@ describe('bulk jobs', () => {
     });
     expect((await rt.api('GET', `/contacts/${off}`)).body.subscribed).toBe(true);
     expect(await eventNames(rt, off)).toEqual(['contact.subscribed']);
+    const events = await rt.api('GET', `/events/contact/${off}`);
+    expect(events.body.data[0]).toMatchObject({ name: 'contact.subscribed', data: { source: 'bulk' } });
     expect(await eventNames(rt, on)).toEqual([]);
     // Again: nothing changes, nothing is emitted.
     const again = await runBulk('subscribe', [off, on]);
