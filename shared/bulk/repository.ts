@@ -7,9 +7,10 @@
  * update. A chunk that runs again after a crash reuses the saved plan, so an id the first run
  * deleted (and the purge removed) still counts as a success, not as unknown.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { failJobItem } from '../jobs/status';
 import type { Deps } from '../ports';
-import { isConditionFailed } from '../store/dynamo';
+import { conditionalUpdate } from '../store/dynamo';
 import { keys } from '../table';
 import type { BulkType } from './schemas';
 
@@ -107,7 +108,7 @@ export async function getBulkJob(
 }
 
 export async function startBulkJob(deps: StoreDeps, job: BulkJob): Promise<boolean> {
-  return conditional(deps, {
+  return conditionalUpdate(deps, {
     Key: keys.bulkJob(job.projectId, job.jobId),
     UpdateExpression: 'SET #status = :processing',
     ConditionExpression: '#status = :queued',
@@ -118,7 +119,7 @@ export async function startBulkJob(deps: StoreDeps, job: BulkJob): Promise<boole
 
 /** Saves the plan of the chunk at `from`, unless one is saved already; false if the job moved on. */
 export async function saveBulkPlan(deps: StoreDeps, job: BulkJob, from: number, found: readonly string[]) {
-  return conditional(deps, {
+  return conditionalUpdate(deps, {
     Key: keys.bulkJob(job.projectId, job.jobId),
     UpdateExpression: 'SET #plan = :plan',
     ConditionExpression:
@@ -146,7 +147,7 @@ export async function commitBulkChunk(
     at: string;
   },
 ): Promise<boolean> {
-  return conditional(deps, {
+  return conditionalUpdate(deps, {
     Key: keys.bulkJob(job.projectId, job.jobId),
     UpdateExpression:
       'SET #processed = :next, #errors = list_append(#errors, :failures), #status = :status, completedAt = :completedAt ' +
@@ -179,19 +180,7 @@ export async function failBulkJob(
   error: { code: string; message: string },
   at: string,
 ): Promise<void> {
-  await conditional(deps, {
-    Key: keys.bulkJob(job.projectId, job.jobId),
-    UpdateExpression: 'SET #status = :failed, #error = :error, completedAt = :at',
-    ConditionExpression: '#status IN (:queued, :processing)',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: {
-      ':failed': 'failed',
-      ':error': error,
-      ':at': at,
-      ':queued': 'queued',
-      ':processing': 'processing',
-    },
-  });
+  await failJobItem(deps, keys.bulkJob(job.projectId, job.jobId), error, at);
 }
 
 /** The public shape (decisions.md, Jobs). */
@@ -209,17 +198,4 @@ export function presentBulkJob(job: BulkJob) {
     completedAt: job.completedAt,
     ...(job.error ? { error: job.error } : {}),
   };
-}
-
-async function conditional(
-  deps: StoreDeps,
-  input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
-): Promise<boolean> {
-  try {
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, ...input }));
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
 }

@@ -11,7 +11,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../events/repository';
 import type { Deps } from '../ports';
-import { type Item, isConditionFailed } from '../store/dynamo';
+import { type Item, isConditionFailed, sendConditional } from '../store/dynamo';
 import { keys } from '../table';
 import type { ContactData } from './data';
 
@@ -134,8 +134,8 @@ export async function putClaim(
   contactId: string,
   pendingUntil?: string,
 ): Promise<boolean> {
-  try {
-    await deps.db.send(
+  return sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: {
@@ -147,12 +147,8 @@ export async function putClaim(
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Removes a claim only if it still points at `contactId`. */
@@ -173,19 +169,15 @@ export async function deleteClaimIf(deps: StoreDeps, projectId: string, email: s
 
 /** Creates the contact item; false when an item with that id exists already. */
 export async function putNewContact(deps: StoreDeps, projectId: string, c: ContactRecord): Promise<boolean> {
-  try {
-    await deps.db.send(
+  return sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: toItem(projectId, c),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Replaces the contact if nobody changed it since `expectedVersion`; false otherwise. */
@@ -195,26 +187,22 @@ export async function replaceContact(
   c: ContactRecord,
   expectedVersion: number,
 ): Promise<boolean> {
-  try {
-    await deps.db.send(
+  return sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: toItem(projectId, c),
         ConditionExpression: 'version = :v AND attribute_not_exists(deletedAt)',
         ExpressionAttributeValues: { ':v': expectedVersion },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Marks a contact deleted and drops it from the list indexes; false if it is missing or gone. */
 export async function tombstoneContact(deps: StoreDeps, projectId: string, contactId: string, at: string) {
-  try {
-    await deps.db.send(
+  return sendConditional(() =>
+    deps.db.send(
       new UpdateCommand({
         TableName: deps.tableName,
         Key: keys.contact(projectId, contactId),
@@ -223,12 +211,8 @@ export async function tombstoneContact(deps: StoreDeps, projectId: string, conta
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
         ExpressionAttributeValues: { ':at': at, ':one': 1 },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 export async function deleteContactItem(deps: StoreDeps, projectId: string, contactId: string) {

@@ -6,9 +6,10 @@
  * chunk, so a chunk's counts are added exactly once however often the chunk runs: a second
  * runner of the same chunk finds the checkpoint moved and stops.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { failJobItem } from '../jobs/status';
 import type { Deps } from '../ports';
-import { isConditionFailed } from '../store/dynamo';
+import { conditionalUpdate } from '../store/dynamo';
 import { keys } from '../table';
 
 type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
@@ -124,7 +125,7 @@ export async function startImportJob(
   job: ImportJob,
   start: { totalRows: number; nextRow: number; nextOffset: number },
 ): Promise<boolean> {
-  return conditional(deps, {
+  return conditionalUpdate(deps, {
     Key: keys.importJob(job.projectId, job.jobId),
     UpdateExpression: 'SET #status = :processing, totalRows = :total, nextRow = :row, nextOffset = :offset',
     ConditionExpression: '#status = :queued',
@@ -159,7 +160,7 @@ export async function commitImportChunk(
   job: ImportJob,
   chunk: ChunkResult,
 ): Promise<boolean> {
-  return conditional(deps, {
+  return conditionalUpdate(deps, {
     Key: keys.importJob(job.projectId, job.jobId),
     UpdateExpression:
       'SET nextRow = :next, nextOffset = :offset, #status = :status, completedAt = :completedAt ' +
@@ -188,19 +189,7 @@ export async function failImportJob(
   error: { code: string; message: string },
   at: string,
 ): Promise<void> {
-  await conditional(deps, {
-    Key: keys.importJob(job.projectId, job.jobId),
-    UpdateExpression: 'SET #status = :failed, #error = :error, completedAt = :at',
-    ConditionExpression: '#status IN (:queued, :processing)',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: {
-      ':failed': 'failed',
-      ':error': error,
-      ':at': at,
-      ':queued': 'queued',
-      ':processing': 'processing',
-    },
-  });
+  await failJobItem(deps, keys.importJob(job.projectId, job.jobId), error, at);
 }
 
 /** Stores the row errors of the chunk starting at `firstRow`; rewriting the same chunk is harmless. */
@@ -265,17 +254,4 @@ export function presentImportJob(job: ImportJob, errors: readonly RowError[]) {
     completedAt: job.completedAt,
     ...(job.error ? { error: job.error } : {}),
   };
-}
-
-async function conditional(
-  deps: StoreDeps,
-  input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
-): Promise<boolean> {
-  try {
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, ...input }));
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
 }

@@ -5,6 +5,7 @@ import {
   type DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
 
@@ -78,4 +79,23 @@ export function decodeCursor(
     if (typeof value !== 'string') throw badRequest('Invalid cursor');
   }
   return key;
+}
+
+/** Runs a conditional write: true when written, false when its condition failed. */
+export async function sendConditional(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** A conditional UpdateItem on the table: true when written, false when its condition failed. */
+export function conditionalUpdate(
+  deps: { db: DynamoDBDocumentClient; tableName: string },
+  input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
+): Promise<boolean> {
+  return sendConditional(() => deps.db.send(new UpdateCommand({ TableName: deps.tableName, ...input })));
 }
