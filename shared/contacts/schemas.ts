@@ -9,6 +9,9 @@ export const emailSchema = z
 
 export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
 
+/** Import and bulk job ids (spec, Status codes: a non-UUID path id is 422). */
+export const jobIdSchema = z.object({ jobId: z.uuid({ message: 'Job id must be a UUID' }) });
+
 export const upsertContactSchema = z.object({
   email: emailSchema,
   subscribed: z.boolean().optional(),

@@ -9,6 +9,7 @@ import { present } from '../../../shared/contacts/repository';
 import {
   contactIdSchema,
   fieldValuesQuerySchema,
+  jobIdSchema,
   listContactsQuerySchema,
   lookupSchema,
   patchContactSchema,
@@ -36,6 +37,7 @@ const bodyObject = (req: AuthedRequest): Record<string, unknown> =>
     : {};
 
 const contactId = (req: AuthedRequest) => parse(contactIdSchema, req.params, []).id;
+const jobId = (req: AuthedRequest) => parse(jobIdSchema, req.params, []).jobId;
 
 export function routes(deps: Deps) {
   return [
@@ -137,7 +139,7 @@ export function routes(deps: Deps) {
     {
       method: 'GET',
       path: '/contacts/import/{jobId}',
-      handler: async (req: AuthedRequest) => ok(await getImport(deps, req.projectId, req.params.jobId ?? '')),
+      handler: async (req: AuthedRequest) => ok(await getImport(deps, req.projectId, jobId(req))),
     },
     ...(['subscribe', 'unsubscribe', 'delete'] as const).map((type) => ({
       method: 'POST',
@@ -151,7 +153,7 @@ export function routes(deps: Deps) {
       method: 'GET',
       path: '/contacts/bulk/{jobId}',
       handler: async (req: AuthedRequest) => {
-        const job = await getBulkJob(deps, req.projectId, req.params.jobId ?? '');
+        const job = await getBulkJob(deps, req.projectId, jobId(req));
         if (!job) throw notFound('Bulk job');
         return ok(presentBulkJob(job));
       },
