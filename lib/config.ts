@@ -4,7 +4,7 @@
  * are coerced here rather than at each use.
  */
 import type { Node } from 'constructs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const contextBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 

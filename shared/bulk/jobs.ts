@@ -1,5 +1,5 @@
 /** Background job of bulk operations (idempotent; see service.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob } from '../jobs/registry';
 import { BULK_JOB, type BulkWorkerOptions, runBulk } from './service';
 

@@ -1,5 +1,5 @@
 /** Input of the bulk endpoints (decisions.md, Jobs: body `{contactIds}` with 1 to 1,000 ids). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Spec, Limits: bulk operations take 1,000 contacts per call. */
 export const MAX_BULK_IDS = 1000;

@@ -9,7 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SystemDns } from '../adapters/aws/dns';
 import { createDocumentClient } from '../adapters/aws/dynamo';
 import { Route53Zones } from '../adapters/aws/route53';

@@ -2,7 +2,7 @@
  * Runtime configuration: one zod schema over `process.env`, parsed once at the composition root,
  * failing fast with every problem listed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])

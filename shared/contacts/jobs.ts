@@ -1,5 +1,5 @@
 /** Background jobs of the contacts domain. Both are idempotent. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob } from '../jobs/registry';
 import { stripField } from './fields';
 import { purgeContact } from './purge';

@@ -1,5 +1,5 @@
 /** Input schemas of the contact endpoints; handlers, tests and docs reuse them. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const emailSchema = z
   .string()

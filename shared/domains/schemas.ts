@@ -1,6 +1,6 @@
 /** Input schemas of the domain endpoints; handlers and tests reuse them. */
 import { domainToASCII } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The longest domain whose DKIM record names (`<32-character token>._domainkey.<domain>`) stay

@@ -1,5 +1,5 @@
 /** Background jobs of the events domain. Idempotent: a redelivered message deletes nothing twice. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob } from '../jobs/registry';
 import { DELETE_EVENTS_JOB, type DeleteEventsMessage, runEventDeletion } from './service';
 

@@ -2,7 +2,7 @@
  * Event names: what a caller may track, and the names the service keeps for itself (spec,
  * Events, "Reserved event names").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FieldIssue } from '../errors';
 
 /** Longest event name accepted; long enough for descriptive names, short enough for keys and URLs. */

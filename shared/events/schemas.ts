@@ -1,5 +1,5 @@
 /** Input schemas of the events endpoints; handlers, tests and docs reuse them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { eventNameSchema } from './names';
 
 const cursorLimit = z

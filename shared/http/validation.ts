@@ -1,5 +1,5 @@
 /** zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type FieldIssue, validationError } from '../errors';
 
 /** zod 4 renamed some issue codes; the spec names the zod 3 ones. */

@@ -2,7 +2,7 @@
  * Background jobs of CSV imports, and the normalizer that turns the upload bucket's "object
  * created" notifications (S3 event messages on the jobs queue) into import jobs.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob, type Normalizer } from '../jobs/registry';
 import { parseUploadKey } from './upload';
 import { IMPORT_JOB, type ImportWorkerOptions, runImport } from './worker';

@@ -7,7 +7,7 @@
  * into job messages by `normalizers` before validation.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Deps } from '../ports';
 
 export interface JobMeta {

@@ -2,7 +2,7 @@
  * The `POST /v1/send` body (spec: POST /v1/send, Limits). Every rule is checked before anything
  * is written, so a refused request changes nothing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailSchema } from '../contacts/schemas';
 import { validationError } from '../errors';
 import { toFieldIssues } from '../http/validation';

@@ -1,5 +1,5 @@
 /** Input schemas of the template endpoints; handlers, tests and docs reuse them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailSchema } from '../contacts/schemas';
 import { MAX_SUBJECT_CHARS } from '../rendering';
 

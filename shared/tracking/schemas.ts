@@ -1,5 +1,5 @@
 /** The `/v1/track` body (also `/events/track`); handlers, tests and docs reuse it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailSchema } from '../contacts/schemas';
 import { eventNameSchema } from '../events/names';
 

@@ -1,5 +1,5 @@
 /** `POST /v1/verify` (secret key): checks one address and answers the Verification result. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailSchema } from '../contacts/schemas';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
