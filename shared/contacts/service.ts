@@ -29,7 +29,13 @@ export type ContactDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'que
 export const SUBSCRIBED_EVENT = 'contact.subscribed';
 export const UNSUBSCRIBED_EVENT = 'contact.unsubscribed';
 
-const MAX_ATTEMPTS = 8;
+/**
+ * Optimistic writes retry when another request changed the contact first. Each round lets at least
+ * one writer through, so the budget covers a burst of concurrent writers to one contact (the
+ * integration tests run twenty), with full-jitter backoff spreading them out.
+ */
+const MAX_ATTEMPTS = 30;
+const backoff = (attempt: number) => sleep(Math.random() * Math.min(250, 4 * 2 ** attempt));
 /** How long an email change may hold a claim before others may treat it as abandoned. */
 const EMAIL_CHANGE_GRACE_MS = 60_000;
 
@@ -63,7 +69,7 @@ export async function upsertContact(
   const email = input.email.trim();
   const emailLower = email.toLowerCase();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(Math.min(200, 5 * 2 ** attempt) * Math.random());
+    if (attempt > 0) await backoff(attempt);
     const claim = await getClaim(deps, projectId, emailLower);
     if (!claim) {
       const id = deps.ids.uuid();
@@ -209,7 +215,7 @@ export async function patchContact(
   input: PatchInput,
 ): Promise<Contact> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(Math.min(200, 5 * 2 ** attempt) * Math.random());
+    if (attempt > 0) await backoff(attempt);
     const current = await findContact(deps, projectId, contactId);
     if (!current) throw notFound('Contact');
     const newEmail = input.email?.trim();
