@@ -15,14 +15,21 @@
  * created its contact survives a crash between the writes and the job's checkpoint: a redelivered
  * chunk that finds its own origin on the claim counts the row as imported again, not as updated.
  */
-import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { putEvent } from '../events/repository';
 import type { Deps } from '../ports';
-import { type Item, isConditionFailed, sleep } from '../store/dynamo';
+import { conditionalUpdate, type Item, sleep } from '../store/dynamo';
 import { keys } from '../table';
 import { applyDataPatch, type DataPatch, type DataValue } from './data';
 import { recordFieldTypes } from './field-types';
-import { type ContactRecord, deleteClaimIf, fromItem, putNewContact, replaceContact } from './repository';
+import {
+  type ContactRecord,
+  deleteClaimIf,
+  fromItem,
+  putClaim,
+  putNewContact,
+  replaceContact,
+} from './repository';
 import { enqueuePurge } from './service';
 
 export type BatchDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
@@ -131,13 +138,9 @@ export async function importContacts(
     // next write of the email completes), never a contact whose email nobody holds.
     const claimed = await mapLimit(writes, concurrency, async (p) => {
       if (p.kind !== 'create' || !p.claimNeeded) return true;
-      return putOriginClaim(
-        deps,
-        projectId,
-        p.group.emailLower,
-        p.record.id,
-        originOf(importId, firstCounted(p)),
-      );
+      return putClaim(deps, projectId, p.group.emailLower, p.record.id, {
+        origin: originOf(importId, firstCounted(p)),
+      });
     });
     const toWrite = writes.filter((p, i) => {
       if (!claimed[i]) retry.push(p.group);
@@ -292,35 +295,6 @@ function tryApply(data: ContactRecord['data'], patch: DataPatch) {
   }
 }
 
-/** Claims an email for a contact created by an import row; false when someone holds it. */
-async function putOriginClaim(
-  deps: BatchDeps,
-  projectId: string,
-  emailLower: string,
-  contactId: string,
-  origin: string,
-) {
-  try {
-    await deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: {
-          ...keys.emailClaim(projectId, emailLower),
-          entity: 'emailClaim',
-          contactId,
-          email: emailLower,
-          origin,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
-
 /** Marks another writer's unfinished claim as completed by this import row. */
 async function tagClaim(
   deps: BatchDeps,
@@ -329,21 +303,12 @@ async function tagClaim(
   contactId: string,
   origin: string,
 ) {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.emailClaim(projectId, emailLower),
-        UpdateExpression: 'SET origin = :o',
-        ConditionExpression: 'contactId = :id AND attribute_not_exists(origin)',
-        ExpressionAttributeValues: { ':o': origin, ':id': contactId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionalUpdate(deps, {
+    Key: keys.emailClaim(projectId, emailLower),
+    UpdateExpression: 'SET origin = :o',
+    ConditionExpression: 'contactId = :id AND attribute_not_exists(origin)',
+    ExpressionAttributeValues: { ':o': origin, ':id': contactId },
+  });
 }
 
 async function readClaims(deps: BatchDeps, projectId: string, emails: readonly string[]) {

@@ -126,13 +126,17 @@ export async function getClaim(
   };
 }
 
-/** Claims an email for a contact; false when someone holds it. */
+/**
+ * Claims an email for a contact; false when someone holds it. `pendingUntil` marks an email
+ * change in progress; `origin` names the import row that created the claim (so a re-run of that
+ * row recognises its own claim).
+ */
 export async function putClaim(
   deps: StoreDeps,
   projectId: string,
   email: string,
   contactId: string,
-  pendingUntil?: string,
+  options: { pendingUntil?: string; origin?: string } = {},
 ): Promise<boolean> {
   return sendConditional(() =>
     deps.db.send(
@@ -143,7 +147,8 @@ export async function putClaim(
           entity: 'emailClaim',
           contactId,
           email: email.toLowerCase(),
-          ...(pendingUntil ? { pendingUntil } : {}),
+          ...(options.pendingUntil ? { pendingUntil: options.pendingUntil } : {}),
+          ...(options.origin ? { origin: options.origin } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),

@@ -241,7 +241,7 @@ export async function patchContact(
 async function claimForMove(deps: ContactDeps, projectId: string, contactId: string, email: string) {
   const pendingUntil = new Date(deps.clock.now().getTime() + EMAIL_CHANGE_GRACE_MS).toISOString();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (await putClaim(deps, projectId, email, contactId, pendingUntil)) return;
+    if (await putClaim(deps, projectId, email, contactId, { pendingUntil })) return;
     const claim = await getClaim(deps, projectId, email);
     if (!claim) continue;
     if (claim.contactId === contactId) return;
