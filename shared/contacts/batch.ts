@@ -217,19 +217,9 @@ async function plan(
     }
     return { kind: 'retry', group };
   }
-  const counts = new Map<number, ImportRowResult>();
-  let data = current.data;
-  const setPaths: [string, DataValue][] = [];
-  for (const r of group.rows) {
-    const applied = tryApply(data, r.patch);
-    if (!applied) {
-      counts.set(r.row, { outcome: 'error', reason: 'invalid_data' });
-      continue;
-    }
-    data = applied.data;
-    setPaths.push(...applied.setPaths);
-    counts.set(r.row, { outcome: claim.origin === originOf(importId, r.row) ? 'imported' : 'updated' });
-  }
+  const { data, setPaths, counts } = applyRows(current.data, group.rows, (r) =>
+    claim.origin === originOf(importId, r.row) ? 'imported' : 'updated',
+  );
   const unchanged = JSON.stringify(data) === JSON.stringify(current.data);
   if (unchanged) return { kind: 'done', group, counts };
   const { pendingEvents: _written, ...rest } = current;
@@ -253,22 +243,9 @@ function createPlan(
   originRow: number | undefined,
   now: Date,
 ): Plan {
-  const counts = new Map<number, ImportRowResult>();
-  let data = {};
-  const setPaths: [string, DataValue][] = [];
-  let first: ImportRow | undefined;
-  for (const r of group.rows) {
-    const applied = tryApply(data, r.patch);
-    if (!applied) {
-      counts.set(r.row, { outcome: 'error', reason: 'invalid_data' });
-      continue;
-    }
-    data = applied.data;
-    setPaths.push(...applied.setPaths);
-    first ??= r;
-    const imported = originRow === undefined ? r === first : r.row === originRow;
-    counts.set(r.row, { outcome: imported ? 'imported' : 'updated' });
-  }
+  const { data, setPaths, counts, first } = applyRows({}, group.rows, (r, firstApplied) =>
+    (originRow === undefined ? r === firstApplied : r.row === originRow) ? 'imported' : 'updated',
+  );
   if (!first) return { kind: 'done', group, counts };
   const at = now.toISOString();
   const record: ContactRecord = {
@@ -284,6 +261,33 @@ function createPlan(
     version: 1,
   };
   return { kind: 'create', group, record, claimNeeded, counts, setPaths };
+}
+
+/**
+ * Applies a group's rows in file order. A row whose patch cannot be applied (data past the size
+ * limit) is an `invalid_data` error; `outcome` names the others, given the first row applied.
+ */
+function applyRows(
+  start: ContactRecord['data'],
+  rows: readonly ImportRow[],
+  outcome: (row: ImportRow, firstApplied: ImportRow) => 'imported' | 'updated',
+) {
+  const counts = new Map<number, ImportRowResult>();
+  const setPaths: [string, DataValue][] = [];
+  let data = start;
+  let first: ImportRow | undefined;
+  for (const r of rows) {
+    const applied = tryApply(data, r.patch);
+    if (!applied) {
+      counts.set(r.row, { outcome: 'error', reason: 'invalid_data' });
+      continue;
+    }
+    data = applied.data;
+    setPaths.push(...applied.setPaths);
+    first ??= r;
+    counts.set(r.row, { outcome: outcome(r, first) });
+  }
+  return { data, setPaths, counts, first };
 }
 
 function tryApply(data: ContactRecord['data'], patch: DataPatch) {

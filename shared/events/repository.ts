@@ -11,7 +11,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../ports';
-import { type Item, isConditionFailed, queryAll } from '../store/dynamo';
+import { type Item, isConditionFailed, queryAll, sendConditional } from '../store/dynamo';
 import { keys } from '../table';
 
 export interface EventRecord {
@@ -63,18 +63,16 @@ export const hourOf = (iso: string) => iso.slice(0, 13);
  * Returns whether the event was new (and counted).
  */
 export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boolean> {
-  try {
-    await deps.db.send(
+  const isNew = await sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: eventItem(event),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    return false;
-  }
+    ),
+  );
+  if (!isNew) return false;
   await Promise.all([
     bumpName(deps, event.projectId, event.name, 1, event.createdAt),
     bumpHour(deps, event.projectId, hourOf(event.createdAt), 1),

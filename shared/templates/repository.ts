@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../ports';
-import { isConditionFailed, queryAll, sleep } from '../store/dynamo';
+import { queryAll, sendConditional, sleep } from '../store/dynamo';
 import { keys } from '../table';
 import type { TemplateType } from './schemas';
 
@@ -81,19 +81,15 @@ export async function getTemplateRecord(
 
 /** Creates a template; false when the id is taken. */
 export async function putNewTemplate(deps: StoreDeps, record: TemplateRecord): Promise<boolean> {
-  try {
-    await deps.db.send(
+  return sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: toItem(record),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Replaces a template if it still has `expectedVersion`; false when it changed or is gone. */
@@ -102,20 +98,16 @@ export async function replaceTemplate(
   record: TemplateRecord,
   expectedVersion: number,
 ): Promise<boolean> {
-  try {
-    await deps.db.send(
+  return sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: toItem(record),
         ConditionExpression: 'attribute_exists(pk) AND version = :v',
         ExpressionAttributeValues: { ':v': expectedVersion },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Deletes a template; false when there was none. */
