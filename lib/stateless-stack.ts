@@ -22,6 +22,7 @@ import {
   type ThrottleSettings,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration, HttpUrlIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -159,8 +160,9 @@ export class StatelessStack extends Stack {
         timeoutSeconds: group.timeoutSeconds ?? defaults.httpTimeoutSeconds,
         grants: group.grants,
       });
-      // One integration and one invoke permission (for this API) per group; API Gateway picks the
-      // group's Lambda by route and the Lambda's router dispatches within the group.
+      // One integration and one invoke permission (for this API's routes) per group, plus one for
+      // `$default` on the fallback group (below); API Gateway picks the group's Lambda by route and
+      // the Lambda's router dispatches within the group.
       const integration = new HttpLambdaIntegration(`${pascalCase(group.name)}Integration`, fn, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
         scopePermissionToRoute: false,
@@ -175,6 +177,17 @@ export class StatelessStack extends Stack {
           httpApi: this.api,
           routeKey: HttpRouteKey.DEFAULT,
           integration,
+        });
+        // API Gateway invokes the `$default` route as `<api-id>/<stage>/$default` (no method or
+        // path part), which the group's `<api-id>/*/*/*` permission above does not match: without
+        // this one, unknown paths and the CORS preflights this route receives would answer 500.
+        fn.addPermission('DefaultRouteInvoke', {
+          principal: new ServicePrincipal('apigateway.amazonaws.com'),
+          sourceArn: this.formatArn({
+            service: 'execute-api',
+            resource: this.api.apiId,
+            resourceName: `*/${HttpRouteKey.DEFAULT.key}`,
+          }),
         });
       }
     }
@@ -193,7 +206,6 @@ export class StatelessStack extends Stack {
         throttle: props.apiThrottle
           ? { rateLimit: props.apiThrottle.rateLimit ?? 50, burstLimit: props.apiThrottle.burstLimit ?? 100 }
           : undefined,
-        logRetention: this.logRetention,
       });
       this.directUploads.set(def.name, upload);
       this.api.addRoutes({
@@ -216,6 +228,7 @@ export class StatelessStack extends Stack {
         entry: def.handler,
         description: `Sesame queue worker: ${def.name}`,
         timeoutSeconds: settings.timeoutSeconds,
+        grants: def.grants,
       });
       fn.addEventSource(
         new SqsEventSource(workQueue.queue, {
@@ -268,8 +281,9 @@ export class StatelessStack extends Stack {
     this.stateful.oneOffScheduler.bind(fn);
     bindEmailSending(fn);
     bindSubscriptionLinks(fn, {
-      secretReference: this.stateful.linkSigning.dynamicReference,
       publicBaseUrl: this.publicBaseUrl,
+      // Only functions that make or check links may read the key (manifest grant `sign-links`).
+      signingKey: grants?.includes('sign-links') ? this.stateful.linkSigning : undefined,
     });
     bindExtraGrants(sesameFunction, grants);
     this.functions.set(id, sesameFunction);

@@ -36,9 +36,12 @@ export interface RouteGroupDef {
  * Rights only some functions get, on top of the ports every function uses:
  * - `manage-sender-domains`: create, read and delete SES domain identities, set their MAIL FROM
  *   domain, find Route 53 hosted zones and upsert the domain's records in them;
- * - `check-sender-domains`: read SES domain identities.
+ * - `check-sender-domains`: read SES domain identities;
+ * - `sign-links`: read the key of the signed subscription links in emails (on AWS the name of
+ *   its SSM parameter and `ssm:GetParameter` on it), for code that makes links (sending) or
+ *   checks them (the subscription pages). Without it a function can do neither.
  */
-export type ExtraGrant = 'manage-sender-domains' | 'check-sender-domains';
+export type ExtraGrant = 'manage-sender-domains' | 'check-sender-domains' | 'sign-links';
 
 export interface QueueDef {
   readonly name: string;
@@ -53,6 +56,8 @@ export interface QueueDef {
   readonly timeoutSeconds?: number;
   /** Cap on concurrent worker invocations, protecting the table and SES. @default 2 */
   readonly maxConcurrency?: number;
+  /** Rights beyond those every function has (see `ExtraGrant`). @default none */
+  readonly grants?: readonly ExtraGrant[];
 }
 
 export interface ScheduleDef {
@@ -143,6 +148,8 @@ const manifestData = {
     {
       name: 'public',
       handler: 'functions/http/public/index.ts',
+      // /v1/send signs the links in the mail it sends; the subscription pages check them.
+      grants: ['sign-links'],
       routes: [
         { method: 'POST', path: '/v1/send' },
         // The one endpoint for browsers: public key only (spec, Authentication).

@@ -1,11 +1,9 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import {
-  AccessLogFormat,
   AuthorizationType,
   AwsIntegration,
   EndpointType,
   IdentitySource,
-  LogGroupLogDestination,
   PassthroughBehavior,
   RequestAuthorizer,
   ResponseType,
@@ -13,7 +11,6 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { uploadResponses } from '../../shared/imports/upload';
 import type { DirectUploadDef } from '../../shared/manifest';
@@ -30,11 +27,6 @@ export interface DirectUploadApiProps {
    * @default { rateLimit: 50, burstLimit: 100 }
    */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
-  /**
-   * Retention of the access logs.
-   * @default RetentionDays.ONE_MONTH
-   */
-  readonly logRetention?: RetentionDays;
 }
 
 /**
@@ -45,6 +37,13 @@ export interface DirectUploadApiProps {
  * Gateway's 10 MB does. Answers are the shared templates of `shared/imports/upload.ts`, which the
  * local gateway renders the same way. The HTTP API routes the same path here (`routeUrl`), so
  * clients keep one base URL.
+ *
+ * Logging: the stage has neither access nor execution logging. On a REST API both need the
+ * account-wide API Gateway CloudWatch role (`AWS::ApiGateway::Account`, one per account and
+ * region), without which CloudFormation fails the stage ("CloudWatch Logs role ARN must be set in
+ * account settings to enable logging"), and that setting is the account's, not this stack's, to
+ * own. Every upload already passes through the HTTP API stage, which access-logs it (status,
+ * latency, integration error) without that role, and the authorizer logs to its own log group.
  *
  * Cost at idle: nothing (REST APIs bill per request; the authorizer runs per upload).
  */
@@ -58,39 +57,19 @@ export class DirectUploadApi extends Construct {
   constructor(scope: Construct, id: string, props: DirectUploadApiProps) {
     super(scope, id);
     const def = props.definition;
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
     const throttle = props.throttle ?? { rateLimit: 50, burstLimit: 100 };
     this.api = new RestApi(this, 'Api', {
       description: `Sesame direct upload: ${def.method} ${def.path} (body stored in S3, no Lambda in between)`,
       endpointTypes: [EndpointType.REGIONAL],
       // Without this API Gateway would treat the body as text and could alter its bytes.
       binaryMediaTypes: ['multipart/form-data'],
-      // The account-wide CloudWatch role is an account setting, not this stack's to own.
+      // The account-wide CloudWatch role is an account setting, not this stack's to own; without
+      // it a REST stage can have no access or execution logs (see the class comment).
       cloudWatchRole: false,
       deployOptions: {
         stageName: 'v1',
         throttlingRateLimit: throttle.rateLimit,
         throttlingBurstLimit: throttle.burstLimit,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: '$context.requestId',
-            time: '$context.requestTime',
-            ip: '$context.identity.sourceIp',
-            method: '$context.httpMethod',
-            path: '$context.path',
-            status: '$context.status',
-            projectId: '$context.authorizer.projectId',
-            jobId: '$context.authorizer.jobId',
-            denied: '$context.authorizer.code',
-            authorizerError: '$context.authorizer.error',
-            integrationStatus: '$context.integration.status',
-            latencyMs: '$context.responseLatency',
-          }),
-        ),
       },
     });
 
@@ -178,11 +157,19 @@ export class DirectUploadApi extends Construct {
           'with stage throttling as the account-level guard.',
       },
       {
+        id: 'AwsSolutions-APIG1',
+        reason:
+          'REST API access logging needs the account-wide API Gateway CloudWatch role (AWS::ApiGateway::Account), ' +
+          'without which the stage fails to deploy, and that singleton is an account setting this stack must not own ' +
+          'or overwrite. Every request reaches this API through the HTTP API route of the same path, whose stage ' +
+          'access-logs it (no account role needed for HTTP APIs); the authorizer logs its verdicts to its own log group.',
+      },
+      {
         id: 'AwsSolutions-APIG6',
         reason:
-          'Execution logging needs the account-wide API Gateway CloudWatch role, an account setting this stack should ' +
-          'not own or overwrite. The stage writes access logs with the authorizer verdict and integration status, ' +
-          'which is what diagnosing an upload needs.',
+          'REST API execution logging needs the account-wide API Gateway CloudWatch role (AWS::ApiGateway::Account), an ' +
+          'account setting this stack must not own or overwrite, and the stage fails to deploy without it. The HTTP ' +
+          'API stage in front access-logs every upload request and the authorizer Lambda logs to its own log group.',
       },
       {
         id: 'AwsSolutions-COG4',

@@ -6,9 +6,13 @@ import {
   CustomResourceProviderRuntime,
   Stack,
 } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { repoRoot } from '../paths';
+
+/** The variable naming the key's parameter (read by shared/composition/aws.ts). */
+export const LINK_SIGNING_SECRET_PARAMETER_VAR = 'LINK_SIGNING_SECRET_PARAMETER';
 
 export interface LinkSigningSecretProps {
   /**
@@ -25,8 +29,12 @@ export interface LinkSigningSecretProps {
  * custom resource into an SSM String parameter (standard tier: no cost; Secrets Manager would
  * cost a monthly fee per secret) and is never rotated or deleted by CloudFormation.
  *
- * Functions receive it as `LINK_SIGNING_SECRET` through a CloudFormation dynamic reference
- * (`{{resolve:ssm:...}}`), so the value appears in no template and no stack export.
+ * The value is in no template, no stack export and no function environment: functions granted
+ * `sign-links` (shared/manifest.ts) get the parameter's NAME (`LINK_SIGNING_SECRET_PARAMETER`)
+ * and `ssm:GetParameter` on it, and read the value at run time with decryption, caching it per
+ * warm function (shared/composition/aws.ts). An operator may replace the parameter with a
+ * SecureString under the AWS managed key `aws/ssm`, whose key policy already lets principals of the
+ * account decrypt through SSM; a customer managed key needs its own `kms:Decrypt` grant.
  */
 export class LinkSigningSecret extends Construct {
   readonly parameterName: string;
@@ -61,21 +69,33 @@ export class LinkSigningSecret extends Construct {
     });
   }
 
-  /** The `{{resolve:ssm:...}}` reference CloudFormation replaces with the value at deploy time. */
-  get dynamicReference(): string {
-    return `{{resolve:ssm:${this.parameterName}}}`;
+  /**
+   * Lets `fn` read the key at run time: sets `LINK_SIGNING_SECRET_PARAMETER` to the parameter's
+   * name and grants `ssm:GetParameter` on this one parameter.
+   */
+  bindReader(fn: LambdaFunction): void {
+    fn.addEnvironment(LINK_SIGNING_SECRET_PARAMETER_VAR, this.parameterName);
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [this.parameterArn] }),
+    );
   }
 }
 
 export interface SubscriptionLinkSettings {
-  /** SSM dynamic reference to the key (see LinkSigningSecret). */
-  readonly secretReference: string;
   /** Public base URL of the API, without a trailing slash. */
   readonly publicBaseUrl: string;
+  /**
+   * The key, for a function that signs or checks links (manifest grant `sign-links`).
+   * @default none: the function can neither make nor check links
+   */
+  readonly signingKey?: LinkSigningSecret;
 }
 
-/** Sets `LINK_SIGNING_SECRET` and `PUBLIC_BASE_URL`, which links in emails and the link pages need. */
+/**
+ * Sets `PUBLIC_BASE_URL`, and for a function that signs or checks links the name of the key's
+ * parameter with the right to read it.
+ */
 export function bindSubscriptionLinks(fn: LambdaFunction, settings: SubscriptionLinkSettings): void {
-  fn.addEnvironment('LINK_SIGNING_SECRET', settings.secretReference);
   fn.addEnvironment('PUBLIC_BASE_URL', settings.publicBaseUrl);
+  settings.signingKey?.bindReader(fn);
 }

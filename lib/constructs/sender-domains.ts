@@ -30,6 +30,7 @@ export function bindExtraGrants(fn: SesameFunction, grants: readonly ExtraGrant[
   for (const grant of new Set(grants)) {
     if (grant === 'manage-sender-domains') bindSenderDomainManagement(fn);
     else if (grant === 'check-sender-domains') bindSenderDomainCheck(fn);
+    // `sign-links` is bound with the link settings (bindSubscriptionLinks in link-signing.ts).
   }
 }
 

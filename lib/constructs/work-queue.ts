@@ -18,6 +18,7 @@ export function queueSettings(def: QueueDef): QueueSettings {
     visibilityTimeoutSeconds: def.visibilityTimeoutSeconds ?? defaults.visibilityTimeoutSeconds,
     timeoutSeconds: def.timeoutSeconds ?? defaults.workerTimeoutSeconds,
     maxConcurrency: def.maxConcurrency ?? defaults.maxConcurrency,
+    grants: def.grants ?? [],
   };
   if (settings.visibilityTimeoutSeconds < settings.timeoutSeconds) {
     throw new Error(

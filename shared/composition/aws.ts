@@ -9,6 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod';
 import { SystemDns } from '../adapters/aws/dns';
 import { createDocumentClient } from '../adapters/aws/dynamo';
@@ -18,7 +19,8 @@ import { EventBridgeScheduler } from '../adapters/aws/scheduler';
 import { SesMailer } from '../adapters/aws/ses';
 import { SesEmailIdentities } from '../adapters/aws/ses-identities';
 import { SqsQueue } from '../adapters/aws/sqs';
-import { type Env, parseEnv, toAppConfig } from '../config/env';
+import { ssmParameterLoader } from '../adapters/aws/ssm-parameter';
+import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
 import { manifest, type QueueName } from '../manifest';
 import { type BlobPort, type Deps, randomIds, type SchedulerPort, systemClock } from '../ports';
 
@@ -132,7 +134,26 @@ export function awsDeps(source: EnvSource = process.env): Deps {
       : unconfiguredBlobs,
     clock: systemClock,
     ids: randomIds,
-    config: toAppConfig(env),
+    config: awsAppConfig(env),
+  };
+}
+
+/** How long a warm function reuses the link-signing key read from SSM (docs/deploy.md, rotation). */
+export const LINK_SIGNING_SECRET_TTL_MS = 5 * 60 * 1000;
+
+/**
+ * The configuration of `toAppConfig`, except that the link-signing key is read from the SSM
+ * parameter named by LINK_SIGNING_SECRET_PARAMETER at run time (decrypted, cached per warm
+ * function), so its value is never in a function's environment. CDK sets the name only on the
+ * functions granted `sign-links` (shared/manifest.ts); the others never read it.
+ */
+export function awsAppConfig(env: Env): AppConfig {
+  const config = toAppConfig(env);
+  const name = env.LINK_SIGNING_SECRET_PARAMETER;
+  if (!name) return config;
+  return {
+    ...config,
+    linkSigningSecret: ssmParameterLoader(new SSMClient({}), { name, ttlMs: LINK_SIGNING_SECRET_TTL_MS }),
   };
 }
 

@@ -20,16 +20,32 @@ export const envSchema = z.object({
   SIGNUP_ENABLED: bool,
   UPLOAD_BUCKET: z.string().min(1).optional(),
   /**
-   * Key of the HMAC that signs subscription links in emails (unsubscribeUrl and the like). CDK
-   * supplies a generated one on AWS; the local runtime generates one and keeps it in its data
-   * folder. Changing it invalidates every link already sent.
+   * Key of the HMAC that signs subscription links in emails (unsubscribeUrl and the like), as a
+   * value. The local runtime generates one and keeps it in its data folder; on AWS functions get
+   * LINK_SIGNING_SECRET_PARAMETER instead. Changing it invalidates every link already sent.
    */
   LINK_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Name (not value) of the SSM parameter holding that key, read at run time by the functions
+   * that sign or check links (AWS only; `shared/composition/aws.ts`). Wins over LINK_SIGNING_SECRET.
+   */
+  LINK_SIGNING_SECRET_PARAMETER: z
+    .string()
+    .regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'expected an SSM parameter name such as /sesame/prod/key')
+    .optional(),
   /** Public base URL of the API, for links in emails (locally the runtime's URL). */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** Where a secret comes from: resolves to its value, or undefined when none is configured. */
+export type SecretLoader = () => Promise<string | undefined>;
+
+/** A secret given as a value (environment, local data folder). */
+export function literalSecret(value: string | undefined): SecretLoader {
+  return async () => value;
+}
 
 export interface AppConfig {
   readonly rateLimitPerMinute: number;
@@ -37,8 +53,12 @@ export interface AppConfig {
   readonly billingEnabled: boolean;
   readonly signupEnabled: boolean;
   readonly storageEnabled: boolean;
-  /** See LINK_SIGNING_SECRET; links cannot be made or checked without it. */
-  readonly linkSigningSecret: string | undefined;
+  /**
+   * Reads the link-signing key (see LINK_SIGNING_SECRET); undefined when none is configured, and
+   * links cannot be made or checked then. Asynchronous because on AWS it comes from SSM at run
+   * time (the composition root replaces the literal one `toAppConfig` builds).
+   */
+  readonly linkSigningSecret: SecretLoader;
   /** See PUBLIC_BASE_URL, without a trailing slash. */
   readonly publicBaseUrl: string | undefined;
 }
@@ -50,7 +70,7 @@ export function toAppConfig(env: Env): AppConfig {
     billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
     storageEnabled: env.UPLOAD_BUCKET !== undefined,
-    linkSigningSecret: env.LINK_SIGNING_SECRET,
+    linkSigningSecret: literalSecret(env.LINK_SIGNING_SECRET),
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
   };
 }

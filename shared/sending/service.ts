@@ -138,7 +138,7 @@ async function prepare(deps: SendDeps, projectId: string, input: SendRequest): P
     ]);
   }
 
-  const links = linkSettings(deps.config);
+  const links = await linkSettings(deps.config);
   await requireVerifiedSenderDomain(deps, projectId, from.email);
   return {
     templateId: template?.id ?? null,

@@ -1,8 +1,9 @@
 /**
  * Signed subscription links (`unsubscribeUrl`, `subscribeUrl`, `manageUrl`). A token names the
  * project, the contact and the action it allows, and carries an HMAC-SHA256 over them keyed with
- * LINK_SIGNING_SECRET, so a link cannot be forged or pointed at another contact or action. Tokens
- * do not expire: an unsubscribe link must keep working for as long as the mail is read.
+ * the link-signing key (see `linkSettings`), so a link cannot be forged or pointed at another
+ * contact or action. Tokens do not expire: an unsubscribe link must keep working for as long as
+ * the mail is read.
  *
  * Layout (base64url of bytes): version, action, then the two ids (16 bytes each when both are
  * UUIDs, which keeps links short; length-prefixed UTF-8 otherwise), then the first 16 bytes of
@@ -39,12 +40,27 @@ export interface LinkSettings {
   readonly baseUrl: string;
 }
 
-/** The signing key and base URL, or a LinkConfigError naming what is missing. */
-export function linkSettings(config: Pick<AppConfig, 'linkSigningSecret' | 'publicBaseUrl'>): LinkSettings {
-  if (!config.linkSigningSecret)
-    throw new LinkConfigError('LINK_SIGNING_SECRET is not set for this function');
+/** Shortest key accepted, as for LINK_SIGNING_SECRET (shared/config/env.ts). */
+const MIN_SECRET_CHARS = 32;
+
+/**
+ * The signing key and base URL, or a LinkConfigError naming what is missing. The key is loaded
+ * through the config (on AWS from SSM at run time, cached per warm function; locally a value).
+ */
+export async function linkSettings(
+  config: Pick<AppConfig, 'linkSigningSecret' | 'publicBaseUrl'>,
+): Promise<LinkSettings> {
   if (!config.publicBaseUrl) throw new LinkConfigError('PUBLIC_BASE_URL is not set for this function');
-  return { secret: config.linkSigningSecret, baseUrl: config.publicBaseUrl };
+  const secret = await config.linkSigningSecret();
+  if (!secret) {
+    throw new LinkConfigError(
+      'No link-signing key for this function: set LINK_SIGNING_SECRET_PARAMETER (AWS) or LINK_SIGNING_SECRET',
+    );
+  }
+  if (secret.length < MIN_SECRET_CHARS) {
+    throw new LinkConfigError(`The link-signing key must be at least ${MIN_SECRET_CHARS} characters`);
+  }
+  return { secret, baseUrl: config.publicBaseUrl };
 }
 
 export function signToken(secret: string, claims: LinkClaims): string {

@@ -32,7 +32,7 @@ const ALLOWED: Record<LinkAction, readonly ('subscribe' | 'unsubscribe')[]> = {
 };
 
 export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
-  const settings = () => linkSettings(deps.config);
+  const secret = async () => (await linkSettings(deps.config)).secret;
 
   /** The claims and live contact of a token, or the error page to answer. */
   async function resolve(
@@ -40,7 +40,7 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
   ): Promise<{ error: HttpResult } | { token: string; claims: LinkClaims; contact: ContactRecord }> {
     const token = req.params.token ?? '';
     if (!looksLikeToken(token)) return { error: errorPage(400, 'This link is malformed.') };
-    const claims = verifyToken(settings().secret, token);
+    const claims = verifyToken(await secret(), token);
     if (!claims)
       return { error: errorPage(404, 'This link is not valid. Use the link from your most recent email.') };
     const contact = await findContact(deps, claims.projectId, claims.contactId);
@@ -48,10 +48,10 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
     return { token, claims, contact };
   }
 
-  const view = (token: string, claims: LinkClaims) => ({
+  const view = async (token: string, claims: LinkClaims) => ({
     action: claims.action,
     selfPath: pathOf(token),
-    managePath: pathOf(signToken(settings().secret, { ...claims, action: 'manage' })),
+    managePath: pathOf(signToken(await secret(), { ...claims, action: 'manage' })),
   });
 
   return [
@@ -66,7 +66,7 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
         return subscriptionPage({
           email: contact.email,
           subscribed: contact.subscribed,
-          ...view(token, claims),
+          ...(await view(token, claims)),
         });
       },
     },
@@ -103,7 +103,12 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
           }
           changed = subscribed ? 'subscribed' : 'unsubscribed';
         }
-        return subscriptionPage({ email: contact.email, subscribed, changed, ...view(token, claims) });
+        return subscriptionPage({
+          email: contact.email,
+          subscribed,
+          changed,
+          ...(await view(token, claims)),
+        });
       },
     },
   ];

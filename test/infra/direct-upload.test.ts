@@ -164,11 +164,31 @@ describe('POST /contacts/import on AWS', () => {
     });
   });
 
-  it('logs access and throttles the REST stage like the HTTP API', () => {
+  it('throttles the REST stage like the HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v1',
-      AccessLogSetting: Match.objectLike({ Format: Match.stringLikeRegexp('authorizer.jobId') }),
       MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 })],
     });
+  });
+
+  it('deploys without the account-wide API Gateway CloudWatch role, and does not take it over', () => {
+    // REST API access and execution logging both need that role (AWS::ApiGateway::Account); a stage
+    // asking for either fails in an account without one. HTTP API access logs do not need it, and
+    // the HTTP API stage in front of this API logs every upload request.
+    const stages = Object.values(resourcesOfType(template, 'AWS::ApiGateway::Stage'));
+    expect(stages).toHaveLength(1);
+    const stage = stages[0]!.Properties;
+    expect(stage.AccessLogSetting).toBeUndefined();
+    for (const settings of (stage.MethodSettings ?? []) as Record<string, unknown>[]) {
+      expect(settings.LoggingLevel ?? 'OFF').toBe('OFF');
+      expect(settings.DataTraceEnabled ?? false).toBe(false);
+    }
+    for (const t of [template, statefulTemplate]) {
+      t.resourceCountIs('AWS::ApiGateway::Account', 0);
+      t.resourceCountIs('AWS::ApiGateway::Deployment', t === template ? 1 : 0);
+    }
+    const httpStages = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Stage'));
+    expect(httpStages).toHaveLength(1);
+    expect(httpStages[0]!.Properties.AccessLogSettings).toBeDefined();
   });
 });

@@ -1,14 +1,32 @@
 /**
  * The key of the signed links in emails: generated once into an SSM parameter by a deploy-time
- * custom resource in the stateful stack, handed to every function as a dynamic reference (never
- * as a value in a template or an export), next to the public base URL the links use.
+ * custom resource in the stateful stack, and read at run time (by parameter name, with
+ * `ssm:GetParameter` on that one parameter) only by the functions the manifest grants
+ * `sign-links`; never a value or a dynamic reference in a template, an export or an environment.
  */
 import { describe, expect, it } from 'vitest';
-import { logicalId, resourcesOfType, synthSesame } from './support';
+import { LINK_SIGNING_SECRET_PARAMETER_VAR } from '../../lib/constructs/link-signing';
+import { pascalCase } from '../../lib/stateful-stack';
+import { envSchema } from '../../shared/config/env';
+import { logicalId, policyStatements, resourcesOfType, synthSesame } from './support';
 
 const sesame = synthSesame();
-const { stateful, stateless, statefulTemplate, statelessTemplate } = sesame;
+const { stateful, stateless, statefulTemplate, statelessTemplate, manifest } = sesame;
 const parameterName = '/sesame/Sesame-test-Stateful/link-signing-secret';
+const parameterArn = {
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':ssm:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:parameter${parameterName}`,
+    ],
+  ],
+};
 
 describe('link-signing key', () => {
   it('is ensured by a custom resource in the stateful stack, named after the stack', () => {
@@ -38,31 +56,70 @@ describe('link-signing key', () => {
       {
         Effect: 'Allow',
         Action: ['ssm:GetParameter', 'ssm:PutParameter'],
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':ssm:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              `:parameter${parameterName}`,
-            ],
-          ],
-        },
+        Resource: parameterArn,
       },
     ]);
   });
 
-  it('reaches every function as an SSM dynamic reference, with the API URL as PUBLIC_BASE_URL', () => {
-    const apiId = logicalId(stateless, stateless.api);
+  it('is in no function environment: no value, no {{resolve:...}} reference', () => {
     const functions = Object.values(resourcesOfType(statelessTemplate, 'AWS::Lambda::Function'));
     expect(functions.length).toBeGreaterThan(0);
     for (const fn of functions) {
+      const environment = JSON.stringify(fn.Properties.Environment);
+      expect(environment).not.toContain('{{resolve:');
+      expect(environment).not.toContain('LINK_SIGNING_SECRET"');
+    }
+    // Nor anywhere else in either template, nor exported from the stateful stack.
+    expect(JSON.stringify(statelessTemplate.toJSON())).not.toContain('{{resolve:ssm');
+    expect(JSON.stringify(statefulTemplate.toJSON())).not.toContain('{{resolve:ssm');
+    expect(JSON.stringify(statefulTemplate.toJSON().Outputs ?? {})).not.toContain('link-signing');
+  });
+
+  it('is read at run time only by the functions granted sign-links, by parameter name', () => {
+    const granted = [
+      ...manifest.routeGroups
+        .filter((g) => g.grants?.includes('sign-links'))
+        .map((g) => `Http${pascalCase(g.name)}`),
+      ...manifest.queues
+        .filter((q) => q.grants?.includes('sign-links'))
+        .map((q) => `Worker${pascalCase(q.name)}`),
+      ...manifest.schedules
+        .filter((d) => d.grants?.includes('sign-links'))
+        .map((d) => `Schedule${pascalCase(d.name)}`),
+    ];
+    // The public group signs links (/v1/send) and checks them (the subscription pages).
+    expect(granted).toEqual(['HttpPublic']);
+    // The variable CDK sets is the one the runtime's environment schema reads.
+    expect(Object.keys(envSchema.shape)).toContain(LINK_SIGNING_SECRET_PARAMETER_VAR);
+    const readers = new Set<string>();
+    const policies = resourcesOfType(statelessTemplate, 'AWS::IAM::Policy');
+    for (const { policy, actions, statement } of policyStatements(statelessTemplate)) {
+      if (!actions.includes('ssm:GetParameter')) continue;
+      expect(actions).toEqual(['ssm:GetParameter']);
+      expect(statement.Resource).toEqual(parameterArn);
+      for (const role of policies[policy]!.Properties.Roles as { Ref: string }[]) readers.add(role.Ref);
+    }
+    for (const [id, sesameFunction] of stateless.functions) {
+      const variables = (
+        resourcesOfType(statelessTemplate, 'AWS::Lambda::Function')[
+          logicalId(stateless, sesameFunction.function)
+        ]!.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      const isGranted = granted.includes(id);
+      expect(readers.has(logicalId(stateless, sesameFunction.role)), id).toBe(isGranted);
+      expect(variables.LINK_SIGNING_SECRET_PARAMETER, id).toBe(isGranted ? parameterName : undefined);
+    }
+    // The parameter is a String, or a SecureString under aws/ssm, whose key policy lets the account's
+    // principals decrypt through SSM: no KMS grant is needed.
+    for (const { actions } of policyStatements(statelessTemplate)) {
+      expect(actions.some((a) => a.startsWith('kms:'))).toBe(false);
+    }
+  });
+
+  it('gives every function the API URL as PUBLIC_BASE_URL', () => {
+    const apiId = logicalId(stateless, stateless.api);
+    for (const fn of Object.values(resourcesOfType(statelessTemplate, 'AWS::Lambda::Function'))) {
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(variables.LINK_SIGNING_SECRET).toBe(`{{resolve:ssm:${parameterName}}}`);
       expect(variables.PUBLIC_BASE_URL).toEqual({
         'Fn::Join': [
           '',
@@ -77,8 +134,6 @@ describe('link-signing key', () => {
         ],
       });
     }
-    // The value is never exported from the stateful stack.
-    expect(JSON.stringify(statefulTemplate.toJSON().Outputs ?? {})).not.toContain('link-signing');
   });
 
   it('uses a configured public base URL (custom domain) instead', () => {

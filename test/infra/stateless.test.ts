@@ -17,6 +17,41 @@ const functionId = (id: string) => {
 };
 const functions = resourcesOfType(template, 'AWS::Lambda::Function');
 
+/**
+ * The invoke permissions API Gateway has on a function through this stack's HTTP API, each with
+ * the part of its source ARN after `arn:<partition>:execute-api:<region>:<account>:<api-id>`.
+ */
+function invokePermissions(fnId: string): { id: string; tail: string }[] {
+  const apiId = logicalId(stateless, stateless.api);
+  const prefix = JSON.stringify([
+    'arn:',
+    { Ref: 'AWS::Partition' },
+    ':execute-api:',
+    { Ref: 'AWS::Region' },
+    ':',
+    { Ref: 'AWS::AccountId' },
+    ':',
+    { Ref: apiId },
+  ]);
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Permission')).flatMap(([id, p]) => {
+    const { Action, Principal, FunctionName, SourceArn } = p.Properties as Record<string, unknown>;
+    if (Action !== 'lambda:InvokeFunction' || Principal !== 'apigateway.amazonaws.com') return [];
+    if (JSON.stringify(FunctionName) !== JSON.stringify({ 'Fn::GetAtt': [fnId, 'Arn'] })) return [];
+    const parts = (SourceArn as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1] ?? [];
+    if (JSON.stringify(parts.slice(0, 8)) !== prefix) return [];
+    const rest = parts.slice(8);
+    return rest.every((x) => typeof x === 'string') ? [{ id, tail: rest.join('') }] : [];
+  });
+}
+
+/** IAM ArnLike on the resource part of an ARN: `*` matches any run of characters (`/` too), `?` one. */
+function arnLike(pattern: string, value: string): boolean {
+  const source = [...pattern]
+    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`).test(value);
+}
+
 describe('HTTP API', () => {
   const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route'));
   const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
@@ -69,6 +104,28 @@ describe('HTTP API', () => {
       });
     });
   }
+
+  it('lets API Gateway invoke the fallback function for the $default route, as <api-id>/*/$default', () => {
+    const fnId = functionId(`Http${pascalCase(manifest.fallbackGroup)}`);
+    const tails = invokePermissions(fnId).map((p) => p.tail);
+    expect(tails).toContain('/*/$default');
+  });
+
+  it("lets API Gateway invoke every route's function, $default included, and no other function", () => {
+    // API Gateway invokes `<api-id>/<stage>/<METHOD>/<path>` for a route and `<api-id>/<stage>/$default`
+    // for the $default route; the group permission `/*/*/*` needs three more segments than the latter has.
+    expect(arnLike('/*/*/*', '/$default/$default')).toBe(false);
+    const fallbackId = functionId(`Http${pascalCase(manifest.fallbackGroup)}`);
+    for (const group of manifest.routeGroups) {
+      const fnId = functionId(`Http${pascalCase(group.name)}`);
+      const permissions = invokePermissions(fnId);
+      const invokes = (resource: string) => permissions.some((p) => arnLike(p.tail, resource));
+      for (const route of group.routes) {
+        expect(invokes(`/$default/${route.method}${route.path}`), `${route.method} ${route.path}`).toBe(true);
+      }
+      expect(invokes('/$default/$default'), `${group.name} on $default`).toBe(fnId === fallbackId);
+    }
+  });
 
   it('lets browsers on any origin POST with a key, a JSON body and an Idempotency-Key (CORS is API-wide)', () => {
     const apis = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Api'));
@@ -158,17 +215,20 @@ describe('functions', () => {
       `${queueEnvPrefix(q.name)}_URL`,
       `${queueEnvPrefix(q.name)}_ARN`,
     ]);
-    for (const fn of Object.values(functions)) {
+    // Only functions granted `sign-links` learn where the link-signing key is.
+    const signsLinks = new Set(['HttpPublic']);
+    for (const [id, sesameFunction] of stateless.functions) {
+      const fn = functions[logicalId(stateless, sesameFunction.function)]!;
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(Object.keys(variables).sort()).toEqual(
+      expect(Object.keys(variables).sort(), id).toEqual(
         [
           'NODE_OPTIONS',
           'TABLE_NAME',
           'UPLOAD_BUCKET',
           'SCHEDULER_ROLE_ARN',
           'SCHEDULER_GROUP_NAME',
-          'LINK_SIGNING_SECRET',
           'PUBLIC_BASE_URL',
+          ...(signsLinks.has(id) ? ['LINK_SIGNING_SECRET_PARAMETER'] : []),
           ...queueVars,
         ].sort(),
       );
@@ -285,6 +345,8 @@ describe('IAM', () => {
         'route53:ChangeResourceRecordSets',
       ],
       ScheduleDomainCheck: [...SES_IDENTITY_READ_ACTIONS],
+      // `sign-links`: reads the link-signing key's parameter.
+      HttpPublic: ['ssm:GetParameter'],
     };
     for (const id of Object.keys(extraActions)) expect(stateless.functions.has(id), id).toBe(true);
     for (const [id, sesameFunction] of stateless.functions) {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { literalSecret } from '../../../shared/config/env';
 import { localLinkSigningSecret } from '../../../shared/local/runtime';
 import {
   LinkConfigError,
@@ -78,12 +79,36 @@ describe('signed subscription tokens', () => {
     }
   });
 
-  it('needs the signing secret and base URL to be configured', () => {
-    expect(() => linkSettings({ linkSigningSecret: undefined, publicBaseUrl: 'https://x' })).toThrow(
-      LinkConfigError,
-    );
-    expect(() => linkSettings({ linkSigningSecret: secret, publicBaseUrl: undefined })).toThrow(
-      /PUBLIC_BASE_URL/,
+  it('needs the signing secret and base URL to be configured', async () => {
+    await expect(
+      linkSettings({ linkSigningSecret: literalSecret(undefined), publicBaseUrl: 'https://x' }),
+    ).rejects.toThrow(LinkConfigError);
+    await expect(
+      linkSettings({ linkSigningSecret: literalSecret(secret), publicBaseUrl: undefined }),
+    ).rejects.toThrow(/PUBLIC_BASE_URL/);
+    await expect(
+      linkSettings({ linkSigningSecret: literalSecret('short'), publicBaseUrl: 'https://x' }),
+    ).rejects.toThrow(/at least 32 characters/);
+  });
+
+  it('loads the secret through the config, on every call (the loader caches, not linkSettings)', async () => {
+    let calls = 0;
+    const linkSigningSecret = async () => {
+      calls += 1;
+      return secret;
+    };
+    expect(await linkSettings({ linkSigningSecret, publicBaseUrl: 'https://x' })).toEqual({
+      secret,
+      baseUrl: 'https://x',
+    });
+    await linkSettings({ linkSigningSecret, publicBaseUrl: 'https://x' });
+    expect(calls).toBe(2);
+  });
+
+  it('propagates a loader failure (for example SSM refusing the read)', async () => {
+    const linkSigningSecret = () => Promise.reject(new Error('AccessDeniedException'));
+    await expect(linkSettings({ linkSigningSecret, publicBaseUrl: 'https://x' })).rejects.toThrow(
+      'AccessDeniedException',
     );
   });
 });
