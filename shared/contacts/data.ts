@@ -15,6 +15,39 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   'manageUrl',
 ]);
 
+/**
+ * Names refused as custom-data keys at any depth (and as any segment of a dotted field path or a
+ * CSV column): 422 VALIDATION_ERROR with field code `invalid_key`. They are JavaScript's object
+ * machinery, not data: `__proto__` set by assignment replaces an object's prototype, and an own
+ * `constructor` makes DynamoDB's marshaller mistake a plain object for a class instance (a 500,
+ * or a map silently stored as "[object Object]"). `prototype` goes with them so that no path can
+ * reach `constructor.prototype`. Refusing them (rather than dropping them silently, as the
+ * spec's reserved keys are) tells the caller that their data was not stored as sent. Matched
+ * exactly: `Constructor` or `my_prototype` are ordinary keys.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export const isForbiddenKey = (key: string): boolean => FORBIDDEN_KEYS.has(key);
+
+/** The field error for a forbidden key found at `path` (e.g. `data.profile.constructor`). */
+export function forbiddenKeyIssue(path: string, key: string, field = path): FieldIssue {
+  return {
+    field,
+    message: `"${key}" cannot be used as a data key (found at ${path}): __proto__, constructor and prototype are reserved`,
+    code: 'invalid_key',
+    received: key,
+  };
+}
+
+/**
+ * Checks a dotted custom-field path (a field name in a URL, a CSV column) for forbidden segments;
+ * returns the issues, reported at `field`.
+ */
+export function dataPathIssues(path: string, field: string, shown = path): FieldIssue[] {
+  const bad = path.split('.').find(isForbiddenKey);
+  return bad === undefined ? [] : [forbiddenKeyIssue(shown, bad, field)];
+}
+
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'array';
 
 export type DataValue = string | number | boolean | DataValue[] | { [key: string]: DataValue };
@@ -59,10 +92,32 @@ export function emptyPatch(): DataPatch {
   return patch;
 }
 
+/** A `data` payload as sent, at most: room for 32 KB of stored values plus 32 KB of one-off ones. */
+export const MAX_DATA_PAYLOAD_BYTES = 2 * MAX_DATA_BYTES;
+
+/**
+ * Refuses a `data` payload over `MAX_DATA_PAYLOAD_BYTES` with 422 before anything is done with
+ * it (no Idempotency-Key claimed, no contact touched).
+ */
+export function checkDataPayloadSize(data: unknown, field = 'data'): void {
+  const size = data === undefined ? 0 : Buffer.byteLength(JSON.stringify(data));
+  if (size > MAX_DATA_PAYLOAD_BYTES) {
+    throw validationError([
+      {
+        field,
+        message: `${field} must be at most ${MAX_DATA_PAYLOAD_BYTES} bytes`,
+        code: 'too_big',
+        received: size,
+      },
+    ]);
+  }
+}
+
 /**
  * Validates and splits a `data` payload. Reserved keys are dropped silently; an empty string is
  * ignored; null deletes; `{value, persistent: false}` is transient. Throws 422 for what cannot be
- * stored (non-object data, empty or dotted keys, too deep, too large).
+ * stored (non-object data, empty or dotted keys, `FORBIDDEN_KEYS` at any depth, too deep, too
+ * large).
  */
 export function parseDataPatch(input: unknown, fieldPrefix = 'data'): DataPatch {
   if (input === undefined) return emptyPatch();
@@ -93,9 +148,13 @@ function walk(
   const remove: string[] = [];
   const transient: ContactData = {};
   for (const [key, raw] of Object.entries(obj)) {
-    if (topLevel && RESERVED_KEYS.has(key)) continue;
     const at = `${path}.${key}`;
-    if (key.length === 0 || key.length > MAX_KEY_LENGTH || key.includes('.') || key === '__proto__') {
+    if (isForbiddenKey(key)) {
+      issues.push(forbiddenKeyIssue(at, key));
+      continue;
+    }
+    if (topLevel && RESERVED_KEYS.has(key)) continue;
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH || key.includes('.')) {
       issues.push({
         field: at,
         message: `Keys must be 1 to ${MAX_KEY_LENGTH} characters without dots`,
@@ -159,6 +218,10 @@ function toValue(raw: unknown, at: string, depth: number, issues: FieldIssue[]):
     }
     const out: ContactData = {};
     for (const [k, v] of Object.entries(raw)) {
+      if (isForbiddenKey(k)) {
+        issues.push(forbiddenKeyIssue(`${at}.${k}`, k));
+        continue;
+      }
       const value = v === null ? undefined : toValue(v, `${at}.${k}`, depth + 1, issues);
       if (value !== undefined) out[k] = value;
     }
@@ -242,7 +305,8 @@ export function leafPaths(data: ContactData, prefix = ''): string[] {
 export function getPath(data: ContactData, path: string): DataValue | undefined {
   let node: DataValue | undefined = data;
   for (const part of path.split('.')) {
-    if (!isPlainObject(node)) return undefined;
+    // Own keys only: `constructor` or `toString` are not data.
+    if (!isPlainObject(node) || !Object.hasOwn(node, part)) return undefined;
     node = (node as ContactData)[part];
   }
   return node;
@@ -255,12 +319,12 @@ export function removePath(data: ContactData, path: string): boolean {
   const parents: ContactData[] = [];
   let node: ContactData = data;
   for (const part of parts) {
-    const next = node[part];
+    const next = Object.hasOwn(node, part) ? node[part] : undefined;
     if (!isPlainObject(next)) return false;
     parents.push(node);
     node = next as ContactData;
   }
-  if (!(last in node)) return false;
+  if (!Object.hasOwn(node, last)) return false;
   delete node[last];
   for (let i = parts.length - 1; i >= 0; i--) {
     const parent = parents[i]!;

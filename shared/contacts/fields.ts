@@ -6,11 +6,11 @@
  * Scan); their cost grows with the project, so they belong to dashboard use, not hot paths.
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { badRequest, notFound } from '../errors';
+import { badRequest, notFound, validationError } from '../errors';
 import type { Deps } from '../ports';
 import { queryAll } from '../store/dynamo';
 import { keys } from '../table';
-import { type ContactData, type FieldType, getPath, leafPaths, removePath } from './data';
+import { type ContactData, dataPathIssues, type FieldType, getPath, leafPaths, removePath } from './data';
 import { forgetFieldTypes, listFieldTypes } from './field-types';
 import { fromItem, getContactRecord, replaceContact } from './repository';
 
@@ -33,9 +33,12 @@ export interface FieldDescriptor {
 /** `data.plan` or `plan` -> custom path `plan`; standard names stay standard. */
 export function parseFieldName(raw: string): { standard: string } | { custom: string } {
   const name = raw.trim();
-  if (name in STANDARD_FIELDS) return { standard: name };
+  if (Object.hasOwn(STANDARD_FIELDS, name)) return { standard: name };
   const path = name.startsWith('data.') ? name.slice(5) : name;
   if (!path || path.split('.').some((p) => p.length === 0)) throw badRequest(`Invalid field name: ${raw}`);
+  // __proto__, constructor and prototype are never data keys (422 invalid_key, as in `data`).
+  const issues = dataPathIssues(path, 'field', name);
+  if (issues.length > 0) throw validationError(issues);
   return { custom: path };
 }
 

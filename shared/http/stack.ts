@@ -12,7 +12,7 @@ import { manifest, type RouteAuth, routeKey } from '../manifest';
 import type { Deps } from '../ports';
 import { findApiKey, getProject, type KeyKind, keyKindOf } from '../projects/repository';
 import { isPreflight, preflightHeaders } from './cors';
-import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
+import { AuthFailureLimiter, consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -82,6 +82,7 @@ export function httpGroup(
   const states = new WeakMap<HttpEvent, State>();
   const cachedKey = ttlCache(deps, (raw) => findApiKey(deps, raw));
   const cachedProject = ttlCache(deps, (id) => getProject(deps, id));
+  const authFailures = new AuthFailureLimiter(() => deps.clock.now().getTime());
   const stateOf = (event: HttpEvent) => {
     const s = states.get(event);
     if (!s) throw new Error('Request state missing');
@@ -97,7 +98,9 @@ export function httpGroup(
       routeKey: event.routeKey,
       headers: event.headers ?? {},
       query: event.queryStringParameters ?? {},
-      params: decodeParams(event.pathParameters),
+      // As API Gateway delivers them for HTTP APIs: already percent-decoded, once. Decoding again
+      // would turn a field named `a%20b` into `a b`.
+      params: { ...(event.pathParameters ?? {}) },
       body: s.body,
       rawBody: s.rawBody,
       event,
@@ -161,22 +164,33 @@ export function httpGroup(
       const auth = authByRoute.get(event.routeKey) ?? 'none';
       if (auth === 'none') return;
       const s = stateOf(event);
+      const client = event.requestContext?.http?.sourceIp ?? 'unknown';
       const header = event.headers.authorization ?? '';
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!match) throw invalidApiKey();
-      const raw = match[1]!;
+      const raw = match?.[1];
       const want: KeyKind = auth === 'public' ? 'public' : 'secret';
+      // A client past its failed-authentication budget is refused before any table read; a key
+      // this instance already knows as valid for the route still passes (it costs no read
+      // either), so clients sharing an address with a misbehaving one keep working.
+      if (raw === undefined || cachedKey.peek(raw)?.kind !== want) authFailures.check(client);
+      const fail = (error: AppError): never => {
+        authFailures.fail(client);
+        throw error;
+      };
+      if (raw === undefined) return fail(invalidApiKey());
       if (keyKindOf(raw) !== want) {
-        throw invalidApiKey(
-          want === 'public'
-            ? 'This endpoint takes a public key (pk_)'
-            : 'This endpoint takes a secret key (sk_)',
+        return fail(
+          invalidApiKey(
+            want === 'public'
+              ? 'This endpoint takes a public key (pk_)'
+              : 'This endpoint takes a secret key (sk_)',
+          ),
         );
       }
       const record = await cachedKey(raw);
-      if (!record || record.kind !== want) throw invalidApiKey();
+      if (!record || record.kind !== want) return fail(invalidApiKey());
       const project = await cachedProject(record.projectId);
-      if (!project) throw invalidApiKey();
+      if (!project) return fail(invalidApiKey());
       if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
       s.projectId = record.projectId;
       s.keyKind = record.kind;
@@ -230,20 +244,6 @@ function answerPreflight<R>(router: (event: HttpEvent, context: Context, abort: 
   };
 }
 
-function decodeParams(
-  params: Record<string, string | undefined> | undefined,
-): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(params ?? {})) {
-    try {
-      out[k] = v === undefined ? v : decodeURIComponent(v);
-    } catch {
-      out[k] = v;
-    }
-  }
-  return out;
-}
-
 function toAppError(error: unknown, requestId: string): AppError {
   if (error instanceof AppError) return error;
   // middy's own HTTP errors (e.g. from the router) carry statusCode and expose.
@@ -272,20 +272,46 @@ function toAppError(error: unknown, requestId: string): AppError {
 /**
  * Key and project lookups are cached per handler instance for a short time: a key costs one
  * read per warm instance per minute instead of one per request. Rotating or disabling takes effect
- * within the TTL. Unknown keys are not cached, so a newly created key works at once.
+ * within the TTL.
  */
-const CACHE_TTL_MS = 60_000;
+export const CACHE_TTL_MS = 60_000;
+/**
+ * Unknown keys (and projects) are remembered as unknown for a shorter time, so a client repeating
+ * a bad key costs no read after its first. The window this opens: a key that an instance looked up
+ * before it existed keeps failing on that instance for up to 15 seconds after it is created.
+ * Newly generated keys are random and have never been tried, so they work at once.
+ */
+export const NEGATIVE_CACHE_TTL_MS = 15_000;
+/** Entries per cache at most (each kind); a full cache starts over, costing one read per key. */
+const CACHE_MAX_ENTRIES = 1000;
+const NEGATIVE_CACHE_MAX_ENTRIES = 10_000;
 
 function ttlCache<V>(deps: Deps, load: (id: string) => Promise<V | undefined>) {
-  const entries = new Map<string, { at: number; value: V }>();
-  return async (id: string): Promise<V | undefined> => {
+  const known = new Map<string, { at: number; value: V }>();
+  // Apart from the known ones, so that a flood of random keys cannot evict them.
+  const unknown = new Map<string, number>();
+  const fresh = (at: number | undefined, ttl: number, now: number) => at !== undefined && now - at < ttl;
+  const get = async (id: string): Promise<V | undefined> => {
     const now = deps.clock.now().getTime();
-    const hit = entries.get(id);
-    if (hit && now - hit.at < CACHE_TTL_MS) return hit.value;
+    const hit = known.get(id);
+    if (hit && fresh(hit.at, CACHE_TTL_MS, now)) return hit.value;
+    if (fresh(unknown.get(id), NEGATIVE_CACHE_TTL_MS, now)) return undefined;
     const value = await load(id);
-    if (entries.size > 1000) entries.clear();
-    if (value !== undefined) entries.set(id, { at: now, value });
-    else entries.delete(id);
+    if (value !== undefined) {
+      if (known.size >= CACHE_MAX_ENTRIES) known.clear();
+      known.set(id, { at: now, value });
+      unknown.delete(id);
+    } else {
+      known.delete(id);
+      if (unknown.size >= NEGATIVE_CACHE_MAX_ENTRIES) unknown.clear();
+      unknown.set(id, now);
+    }
     return value;
   };
+  /** The cached value when it is known and fresh; never loads. */
+  const peek = (id: string): V | undefined => {
+    const hit = known.get(id);
+    return hit && fresh(hit.at, CACHE_TTL_MS, deps.clock.now().getTime()) ? hit.value : undefined;
+  };
+  return Object.assign(get, { peek });
 }

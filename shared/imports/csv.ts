@@ -5,6 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { type CsvError, type Options, parse } from 'csv-parse';
+import { isForbiddenKey } from '../contacts/data';
 import { emailSchema } from '../contacts/schemas';
 
 /** Columns that are silently dropped (spec rule 3): core fields and the generated URL variables. */
@@ -62,7 +63,15 @@ export function layoutOf(header: readonly string[]): CsvLayout {
   const paths = names.map((name, i) => {
     if (i === emailIndexes[0] || name === '' || DROPPED_COLUMNS.has(name.toLowerCase())) return undefined;
     const parts = name.split('.');
-    if (parts.some((p) => p === '' || p.length > MAX_KEY_LENGTH || p === '__proto__')) {
+    // Like any other unusable name, the whole file fails with the reason (never a retried crash).
+    const forbidden = parts.find(isForbiddenKey);
+    if (forbidden !== undefined) {
+      throw new ImportFileError(
+        'INVALID_COLUMN',
+        `Column ${i + 1} ("${name}") uses the reserved name "${forbidden}": __proto__, constructor and prototype cannot be field names`,
+      );
+    }
+    if (parts.some((p) => p === '' || p.length > MAX_KEY_LENGTH)) {
       throw new ImportFileError(
         'INVALID_COLUMN',
         `Column ${i + 1} ("${name}") is not a usable field name: names are dot-separated parts of 1 to ${MAX_KEY_LENGTH} characters`,
@@ -146,7 +155,7 @@ export function readRow(layout: CsvLayout, cells: readonly string[], row: number
     if (!path || cell === undefined || cell === '') return;
     let node = data;
     for (const part of path.slice(0, -1)) {
-      const next = node[part];
+      const next = Object.hasOwn(node, part) ? node[part] : undefined;
       if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
       else node = node[part] = {};
     }
