@@ -1,18 +1,34 @@
 /**
  * Idempotency-Key handling for `/v1/send` and `/v1/track` (spec Limits; decisions.md).
- * A key is scoped to the project and the endpoint and remembered for the configured TTL
- * (24 h by default). The first request claims the key with a conditional put, so concurrent
- * duplicates cannot both run; any reuse while the claim lives answers 409
- * IDEMPOTENCY_KEY_REUSED, also while the first request is still running. A first request that
- * ends in an error (4xx validation or 5xx) releases its key so that a corrected retry can use it.
+ *
+ * A key is scoped to the project and the endpoint and remembered for the configured TTL (24 h by
+ * default). The record holds the method, the path and a SHA-256 of the request body (never the
+ * body), the state, and once a request finished with 2xx its status and bounded response.
+ *
+ * - The first request claims the key with a conditional put and gets a **lease** no longer than
+ *   its function's timeout. Any reuse while the lease lives answers 409 IDEMPOTENCY_KEY_REUSED,
+ *   also while the first request is still running.
+ * - A request refused before it began lasting work (a 4xx/5xx status or an `AppError`, before
+ *   `claim.markStarted()`) releases its key, so a corrected retry may use it. One that fails
+ *   after that, or throws anything else, gives its lease up instead: the claim stays, and a retry
+ *   of the same request resumes it at once.
+ * - A claim whose lease has passed (its process died, or gave up) counts as released. A retry
+ *   with the same body **resumes** it: it keeps the claim's id, so work keyed by `claim.id(...)`
+ *   (email records, events) is found and not done twice; a retry with another body starts anew.
+ * - Reuse after a 2xx answers 409 whose `details.response` is the first response, so a client
+ *   that timed out learns the outcome.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError, conflict } from '../errors';
+import { defaults, manifest } from '../manifest';
 import type { Deps } from '../ports';
 import { isConditionFailed } from '../store/dynamo';
 import { keys } from '../table';
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/** Largest response kept with a key (JSON bytes); a larger one is remembered without it. */
+export const MAX_STORED_RESPONSE_BYTES = 100 * 1024;
 
 type IdemDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'config'>;
 
@@ -22,8 +38,59 @@ export interface IdempotentRequest {
   readonly scope: string;
   /** The raw header value; undefined when the header is absent. */
   readonly key: string | undefined;
-  /** What is echoed back as `originalRequest` on reuse. */
+  /** Remembered as method, path and the SHA-256 of the body's canonical JSON. */
   readonly request: { method: string; path: string; body?: unknown };
+  /** How long a claim holds the key before it counts as abandoned: the function's timeout. */
+  readonly leaseSeconds: number;
+}
+
+/** The claim a request runs under; undefined when it came without a key. */
+export interface Claim {
+  /** Stable across a resume: the same for the first attempt and every attempt that resumes it. */
+  readonly claimId: string;
+  /** True when an earlier attempt under this claim died or gave up part way. */
+  readonly resumed: boolean;
+  /** A UUID derived from the claim id and `label`: the same on every attempt of this claim. */
+  id(label: string): string;
+  /**
+   * Says that lasting work has begun: from then on a refusal (an `AppError`) no longer releases
+   * the key but leaves the claim for a retry of the same request to resume.
+   */
+  markStarted(): void;
+  /**
+   * False once this attempt's lease has run out: a retry may have taken the claim over, so
+   * long work checks it between steps and stops (on AWS the function's timeout ends it anyway).
+   */
+  held(): boolean;
+}
+
+/** What is echoed back as `originalRequest` on reuse. */
+export interface RememberedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly bodySha256: string;
+}
+
+interface IdemItem {
+  readonly key: string;
+  readonly state: 'running' | 'completed';
+  readonly claimId: string;
+  /** Changes with every attempt; only the holder of the current token may finish or release. */
+  readonly leaseToken: string;
+  /** Epoch seconds. */
+  readonly leaseUntil: number;
+  readonly request: RememberedRequest;
+  readonly requestedAt: string;
+  readonly statusCode?: number;
+  readonly response?: unknown;
+  readonly expiresAt: number;
+}
+
+/** A claim's lease in a route group: its Lambda timeout, after which the request cannot still run. */
+export function leaseSecondsOf(groupName: string): number {
+  const group = manifest.routeGroups.find((g) => g.name === groupName);
+  if (!group) throw new Error(`Route group ${groupName} is not in the manifest`);
+  return group.timeoutSeconds ?? defaults.httpTimeoutSeconds;
 }
 
 export function validateIdempotencyKey(key: string | undefined): string | undefined {
@@ -41,79 +108,249 @@ export function validateIdempotencyKey(key: string | undefined): string | undefi
   return key;
 }
 
-/** Runs `fn` at most once per key; returns its status code and result. */
-export async function withIdempotency<T extends { statusCode: number }>(
+/** SHA-256 of the body's JSON with object keys sorted, so a re-serialized retry matches. */
+export function bodyHash(body: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(body) ?? '')
+    .digest('hex');
+}
+
+function canonicalJson(value: unknown): string | undefined {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v) ?? 'null').join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A UUID (version 8, RFC 9562) made from a SHA-256 of `seed`. */
+export function derivedUuid(seed: string): string {
+  const b = createHash('sha256').update(seed).digest().subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function claimOf(
+  deps: IdemDeps,
+  claimId: string,
+  resumed: boolean,
+  leaseUntil: number,
+): Claim & { readonly started: boolean } {
+  let started = false;
+  return {
+    claimId,
+    resumed,
+    held: () => deps.clock.now().getTime() < leaseUntil * 1000,
+    id: (label) => derivedUuid(`${claimId}:${label}`),
+    markStarted: () => {
+      started = true;
+    },
+    get started() {
+      return started;
+    },
+  };
+}
+
+/** Runs `fn` at most once per key (resuming it after a crash); returns its status code and result. */
+export async function withIdempotency<T extends { statusCode: number; body?: unknown }>(
   deps: IdemDeps,
   req: IdempotentRequest,
-  fn: () => Promise<T>,
+  fn: (claim: Claim | undefined) => Promise<T>,
 ): Promise<T> {
   const key = validateIdempotencyKey(req.key);
-  if (key === undefined) return fn();
+  if (key === undefined) return fn(undefined);
   const itemKey = keys.idempotency(req.projectId, req.scope, key);
+  const remembered: RememberedRequest = {
+    method: req.request.method,
+    path: req.request.path,
+    bodySha256: bodyHash(req.request.body),
+  };
+  const { claim, leaseToken } = await acquire(deps, itemKey, key, remembered, req.leaseSeconds);
+
+  let result: T;
+  try {
+    result = await fn(claim);
+  } catch (error) {
+    // A refusal before any lasting work frees the key; anything else may have stopped part
+    // way, so the claim stays for a retry to resume, with its lease given up.
+    if (error instanceof AppError && !claim.started) await release(deps, itemKey, leaseToken);
+    else await giveUpLease(deps, itemKey, leaseToken);
+    throw error;
+  }
+  if (result.statusCode >= 400) {
+    if (claim.started) await giveUpLease(deps, itemKey, leaseToken);
+    else await release(deps, itemKey, leaseToken);
+    return result;
+  }
+  await complete(deps, itemKey, leaseToken, result);
+  return result;
+}
+
+async function acquire(
+  deps: IdemDeps,
+  itemKey: { pk: string; sk: string },
+  key: string,
+  request: RememberedRequest,
+  leaseSeconds: number,
+): Promise<{ claim: ReturnType<typeof claimOf>; leaseToken: string }> {
   const now = deps.clock.now();
   const nowSec = Math.floor(now.getTime() / 1000);
+  const leaseToken = randomUUID();
+  const leaseUntil = nowSec + leaseSeconds;
+  const fresh: IdemItem = {
+    key,
+    state: 'running',
+    claimId: randomUUID(),
+    leaseToken,
+    leaseUntil,
+    request,
+    requestedAt: now.toISOString(),
+    expiresAt: nowSec + deps.config.idempotencyTtlSeconds,
+  };
   try {
     await deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
-        Item: {
-          ...itemKey,
-          key,
-          state: 'running',
-          request: req.request,
-          requestedAt: now.toISOString(),
-          expiresAt: nowSec + deps.config.idempotencyTtlSeconds,
-        },
-        // An expired claim that TTL has not removed yet counts as free.
+        Item: { ...itemKey, entity: 'idempotency', ...fresh },
+        // An expired record that TTL has not removed yet counts as free.
         ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
         ExpressionAttributeValues: { ':now': nowSec },
       }),
     );
+    return { claim: claimOf(deps, fresh.claimId, false, leaseUntil), leaseToken };
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
-    throw await reuseError(deps, itemKey, key);
   }
 
-  let result: T;
-  try {
-    result = await fn();
-  } catch (error) {
-    await release(deps, itemKey);
-    throw error;
+  const existing = await read(deps, itemKey);
+  if (existing && existing.state === 'running' && existing.leaseUntil < nowSec) {
+    // Abandoned: the same request resumes the claim; another one takes the key afresh.
+    const resume = existing.request.bodySha256 === request.bodySha256;
+    const claimId = resume ? existing.claimId : fresh.claimId;
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: itemKey,
+          UpdateExpression:
+            'SET claimId = :claim, leaseToken = :token, leaseUntil = :lease, #request = :request, requestedAt = :at',
+          ConditionExpression: '#state = :running AND leaseToken = :old AND leaseUntil < :now',
+          ExpressionAttributeNames: { '#state': 'state', '#request': 'request' },
+          ExpressionAttributeValues: {
+            ':claim': claimId,
+            ':token': leaseToken,
+            ':lease': leaseUntil,
+            ':request': request,
+            ':at': resume ? existing.requestedAt : fresh.requestedAt,
+            ':running': 'running',
+            ':old': existing.leaseToken,
+            ':now': nowSec,
+          },
+        }),
+      );
+      return { claim: claimOf(deps, claimId, resume, leaseUntil), leaseToken };
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      // Another retry took it over first.
+      throw reuseError(await read(deps, itemKey), key);
+    }
   }
-  if (result.statusCode >= 400) {
-    await release(deps, itemKey);
-    return result;
-  }
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: itemKey,
-      UpdateExpression: 'SET #state = :done, statusCode = :code',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':done': 'completed', ':code': result.statusCode },
-    }),
-  );
-  return result;
+  throw reuseError(existing, key);
 }
 
-async function release(deps: IdemDeps, itemKey: { pk: string; sk: string }) {
-  await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: itemKey }));
-}
-
-async function reuseError(
-  deps: IdemDeps,
-  itemKey: { pk: string; sk: string },
-  key: string,
-): Promise<AppError> {
+async function read(deps: IdemDeps, itemKey: { pk: string; sk: string }): Promise<IdemItem | undefined> {
   const out = await deps.db.send(
     new GetCommand({ TableName: deps.tableName, Key: itemKey, ConsistentRead: true }),
   );
-  const item = out.Item ?? {};
+  return out.Item as IdemItem | undefined;
+}
+
+async function complete<T extends { statusCode: number; body?: unknown }>(
+  deps: IdemDeps,
+  itemKey: { pk: string; sk: string },
+  leaseToken: string,
+  result: T,
+): Promise<void> {
+  const response = storableResponse(result.body);
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: itemKey,
+        UpdateExpression: `SET #state = :done, statusCode = :code${response === undefined ? '' : ', #response = :response'}`,
+        ConditionExpression: 'leaseToken = :token',
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          ...(response === undefined ? {} : { '#response': 'response' }),
+        },
+        ExpressionAttributeValues: {
+          ':done': 'completed',
+          ':code': result.statusCode,
+          ':token': leaseToken,
+          ...(response === undefined ? {} : { ':response': response }),
+        },
+      }),
+    );
+  } catch (error) {
+    // A retry took the claim over after this attempt's lease ran out; it records the outcome.
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+/** The response body as JSON, when it is small enough to keep with the key. */
+function storableResponse(body: unknown): unknown {
+  if (typeof body !== 'string' || Buffer.byteLength(body) > MAX_STORED_RESPONSE_BYTES) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    // Not JSON: nothing a client could be handed back in `details`.
+    return undefined;
+  }
+}
+
+async function release(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
+  try {
+    await deps.db.send(
+      new DeleteCommand({
+        TableName: deps.tableName,
+        Key: itemKey,
+        ConditionExpression: 'leaseToken = :token',
+        ExpressionAttributeValues: { ':token': leaseToken },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+async function giveUpLease(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: itemKey,
+        UpdateExpression: 'SET leaseUntil = :zero',
+        ConditionExpression: 'leaseToken = :token',
+        ExpressionAttributeValues: { ':zero': 0, ':token': leaseToken },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+function reuseError(item: IdemItem | undefined, key: string): AppError {
+  const completed = item?.state === 'completed';
   return conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key has already been used', {
     key,
-    originalRequest: item.request ?? null,
-    originalRequestAt: item.requestedAt ?? null,
-    originalStatusCode: typeof item.statusCode === 'number' ? item.statusCode : null,
+    originalRequest: item?.request ?? null,
+    originalRequestAt: item?.requestedAt ?? null,
+    originalStatusCode: completed && typeof item.statusCode === 'number' ? item.statusCode : null,
+    ...(completed && item.response !== undefined ? { response: item.response } : {}),
   });
 }

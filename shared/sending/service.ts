@@ -10,6 +10,7 @@ import { upsertContact } from '../contacts/service';
 import { requireVerifiedSenderDomain } from '../domains/sender';
 import { AppError, notFound, validationError } from '../errors';
 import { putEvent } from '../events/repository';
+import type { Claim } from '../http/idempotency';
 import type { Deps } from '../ports';
 import {
   type CompiledTemplate,
@@ -25,7 +26,7 @@ import { type LinkSettings, linkSettings, subscriptionLinks } from '../subscript
 import type { TemplateType } from '../templates/schemas';
 import { findTemplate } from '../templates/service';
 import { buildMime, type MimeAttachment } from './mime';
-import { type EmailRecord, putEmailRecord, updateEmailRecord } from './repository';
+import { type EmailRecord, getEmailRecord, putEmailRecord, updateEmailRecord } from './repository';
 import { type Address, cleanBase64, MAX_MESSAGE_BYTES, type SendRequest } from './schemas';
 
 export type SendDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue' | 'mailer' | 'config'>;
@@ -42,7 +43,14 @@ const BACKOFF_BASE_MS = 200;
  */
 const RETRY_BUDGET_MS = 15_000;
 
-export type RecipientStatus = 'sent' | 'skipped' | 'failed';
+/**
+ * `unknown`: an earlier attempt of this request (same Idempotency-Key) stopped while the provider
+ * call for this recipient was in flight; it may have gone out, so it is never sent again.
+ */
+export type RecipientStatus = 'sent' | 'skipped' | 'failed' | 'unknown';
+
+/** Failures caused by the request's own content rather than by the provider. */
+const CONTENT_FAILURES: ReadonlySet<string> = new Set(['RENDER_ERROR', 'MESSAGE_TOO_LARGE']);
 
 /** One entry of the Send result; `status` and `reason` extend the spec's `{contact, email}`. */
 export interface SentEmail {
@@ -79,12 +87,89 @@ interface Prepared {
   readonly retryDeadline: number;
 }
 
-export async function sendEmails(deps: SendDeps, projectId: string, input: SendRequest): Promise<SendResult> {
+/** Ids of one recipient's email record and events; derived from the claim when there is a key. */
+interface RecipientIds {
+  readonly email: string;
+  readonly sentEvent: string;
+  readonly failedEvent: string;
+}
+
+/**
+ * Sends to every recipient. Under an Idempotency-Key `claim`, each recipient's record and event
+ * ids derive from the claim, so an attempt that resumes a dead one finds what it did: recipients
+ * already sent or skipped are answered from their records (and their `email.sent` event is
+ * written if the crash came before it), one left SENDING is `unknown` and not sent again, a
+ * failed one is tried again, and the rest are sent.
+ */
+export async function sendEmails(
+  deps: SendDeps,
+  projectId: string,
+  input: SendRequest,
+  claim?: Claim,
+): Promise<SendResult> {
   const prepared = await prepare(deps, projectId, input);
   const emails: SentEmail[] = [];
-  for (const recipient of input.to) emails.push(await sendOne(deps, projectId, prepared, recipient));
+  for (const [i, recipient] of input.to.entries()) {
+    const ids: RecipientIds = claim
+      ? {
+          email: claim.id(`email:${i}`),
+          sentEvent: claim.id(`sent:${i}`),
+          failedEvent: claim.id(`failed:${i}`),
+        }
+      : { email: deps.ids.uuid(), sentEvent: deps.ids.uuid(), failedEvent: deps.ids.uuid() };
+    if (claim && !claim.held())
+      throw new Error('The Idempotency-Key lease ran out before every recipient was processed');
+    claim?.markStarted();
+    const prior = claim?.resumed ? await resumeOne(deps, projectId, ids) : undefined;
+    emails.push(prior ?? (await sendOne(deps, projectId, prepared, recipient, ids)));
+  }
+  const reached = emails.some((e) => e.status === 'sent' || e.status === 'unknown');
+  const failed = emails.filter((e) => e.status === 'failed');
+  if (!reached && failed.length > 0 && failed.every((e) => CONTENT_FAILURES.has(e.reason ?? ''))) {
+    throw contentFailed(emails, failed);
+  }
   if (emails.every((e) => e.status === 'failed')) throw sendFailed(emails);
   return { emails, timestamp: deps.clock.now().toISOString() };
+}
+
+/** A recipient an earlier attempt of the same claim settled; undefined when it must be (re)sent. */
+async function resumeOne(
+  deps: SendDeps,
+  projectId: string,
+  ids: RecipientIds,
+): Promise<SentEmail | undefined> {
+  const record = await getEmailRecord(deps, projectId, ids.email);
+  if (!record || record.status === 'FAILED') return undefined;
+  const entry = { contact: { id: record.contactId, email: record.to }, email: record.id };
+  switch (record.status) {
+    case 'SENT':
+      // Conditional on the event id: written only if the crash came between record and event.
+      await putEvent(deps, {
+        id: ids.sentEvent,
+        projectId,
+        contactId: record.contactId,
+        email: record.to,
+        name: EMAIL_SENT,
+        data: {
+          emailId: record.id,
+          messageId: record.messageId,
+          subject: record.subject,
+          from: record.from,
+          templateId: record.templateId,
+        },
+        createdAt: record.sentAt ?? record.updatedAt,
+      });
+      return { ...entry, status: 'sent' };
+    case 'SKIPPED':
+      return { ...entry, status: 'skipped', reason: record.reason ?? 'unsubscribed' };
+    case 'SENDING':
+      return {
+        ...entry,
+        status: 'unknown',
+        reason: 'OUTCOME_UNKNOWN',
+        error: 'An earlier attempt stopped while this message was being handed to the provider',
+      };
+  }
 }
 
 async function prepare(deps: SendDeps, projectId: string, input: SendRequest): Promise<Prepared> {
@@ -158,7 +243,13 @@ async function prepare(deps: SendDeps, projectId: string, input: SendRequest): P
   };
 }
 
-async function sendOne(deps: SendDeps, projectId: string, p: Prepared, to: Address): Promise<SentEmail> {
+async function sendOne(
+  deps: SendDeps,
+  projectId: string,
+  p: Prepared,
+  to: Address,
+  ids: RecipientIds,
+): Promise<SentEmail> {
   const { contact } = await upsertContact(
     deps,
     projectId,
@@ -168,7 +259,7 @@ async function sendOne(deps: SendDeps, projectId: string, p: Prepared, to: Addre
   );
   const now = deps.clock.now();
   const record: EmailRecord = {
-    id: deps.ids.uuid(),
+    id: ids.email,
     projectId,
     contactId: contact.id,
     to: to.email,
@@ -226,7 +317,7 @@ async function sendOne(deps: SendDeps, projectId: string, p: Prepared, to: Addre
     });
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
-    return fail(deps, { ...record, subject }, 'RENDER_ERROR', error.message, entry);
+    return fail(deps, { ...record, subject }, 'RENDER_ERROR', error.message, entry, ids.failedEvent);
   }
   if (raw.length > MAX_MESSAGE_BYTES) {
     return fail(
@@ -235,6 +326,7 @@ async function sendOne(deps: SendDeps, projectId: string, p: Prepared, to: Addre
       'MESSAGE_TOO_LARGE',
       `The message is ${raw.length} bytes`,
       entry,
+      ids.failedEvent,
     );
   }
 
@@ -250,7 +342,7 @@ async function sendOne(deps: SendDeps, projectId: string, p: Prepared, to: Addre
     }));
   } catch (error) {
     const reason = sendFailureReason(error);
-    return fail(deps, { ...record, subject }, reason, (error as Error).message, entry, true);
+    return fail(deps, { ...record, subject }, reason, (error as Error).message, entry, ids.failedEvent, true);
   }
   const sentAt = deps.clock.now().toISOString();
   await updateEmailRecord(deps, projectId, record.id, {
@@ -260,7 +352,7 @@ async function sendOne(deps: SendDeps, projectId: string, p: Prepared, to: Addre
     updatedAt: sentAt,
   });
   await putEvent(deps, {
-    id: deps.ids.uuid(),
+    id: ids.sentEvent,
     projectId,
     contactId: contact.id,
     email: contact.email,
@@ -278,6 +370,7 @@ async function fail(
   reason: string,
   message: string,
   entry: (status: RecipientStatus, extra: { reason?: string; error?: string }) => SentEmail,
+  eventId: string,
   recordExists = false,
 ): Promise<SentEmail> {
   const at = deps.clock.now().toISOString();
@@ -292,7 +385,7 @@ async function fail(
     await putEmailRecord(deps, { ...record, status: 'FAILED', reason, error: message, updatedAt: at });
   }
   await putEvent(deps, {
-    id: deps.ids.uuid(),
+    id: eventId,
     projectId: record.projectId,
     contactId: record.contactId,
     email: record.to,
@@ -333,7 +426,29 @@ function sendFailureReason(error: unknown): string {
   return 'SEND_ERROR';
 }
 
-/** Every recipient failed: nothing was sent, so the request fails (and its key is released). */
+/**
+ * Nothing could be sent because of the request's own content (a template that hits the render
+ * limits or fails, a message over the size limit): the caller's problem, so a 422 that names it.
+ */
+function contentFailed(emails: SentEmail[], failed: SentEmail[]): AppError {
+  const render = failed.find((e) => e.reason === 'RENDER_ERROR');
+  const first = render ?? failed[0]!;
+  return new AppError(
+    422,
+    render ? 'TEMPLATE_RENDER_ERROR' : 'MESSAGE_TOO_LARGE',
+    render
+      ? `The template could not be rendered: ${first.error ?? 'unknown error'}`
+      : `The message is too large: ${first.error ?? 'unknown size'}`,
+    {
+      details: { emails },
+      suggestion: render
+        ? 'Simplify the template (loops, output size) or the data it renders; see details.emails'
+        : `Keep the whole message under ${MAX_MESSAGE_BYTES} bytes`,
+    },
+  );
+}
+
+/** Every recipient failed at the provider: nothing was sent, so the request fails. */
 function sendFailed(emails: SentEmail[]): AppError {
   const retryable = emails.every((e) =>
     ['RATE_EXCEEDED', 'DAILY_QUOTA_EXCEEDED', 'SERVICE_ERROR'].includes(e.reason ?? ''),

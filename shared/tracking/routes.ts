@@ -3,10 +3,10 @@
  * dashboard alias `POST /events/track` (secret key). Same body, same result; each endpoint has its
  * own Idempotency-Key scope.
  */
-import { MAX_DATA_BYTES, parseDataPatch } from '../contacts/data';
+import { checkDataPayloadSize, parseDataPatch } from '../contacts/data';
 import { validationError } from '../errors';
 import { isReservedEventName, reservedEventIssue } from '../events/names';
-import { withIdempotency } from '../http/idempotency';
+import { leaseSecondsOf, validateIdempotencyKey, withIdempotency } from '../http/idempotency';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
 import { toFieldIssues } from '../http/validation';
@@ -15,14 +15,9 @@ import { trackSchema } from './schemas';
 import { eventDataOf, trackEvent } from './service';
 
 /**
- * The `data` payload as sent, at most: room for 32 KB of stored values plus 32 KB of one-off
- * ones. Checked before the Idempotency-Key is claimed, which stores the request.
- */
-export const MAX_TRACK_DATA_BYTES = 2 * MAX_DATA_BYTES;
-
-/**
  * Validates a track body, reporting a reserved name together with any other problem; also the
- * size of `data` and of the event data it makes, so that nothing is written for a refused body.
+ * size of `data` and of the event data it makes, so that nothing is written (and no
+ * Idempotency-Key claimed) for a refused body.
  */
 export function parseTrackBody(body: unknown) {
   const result = trackSchema.safeParse(body, { reportInput: true });
@@ -31,47 +26,42 @@ export function parseTrackBody(body: unknown) {
   if (typeof event === 'string' && isReservedEventName(event))
     issues.push(reservedEventIssue('event', event.trim()));
   if (!result.success || issues.length > 0) throw validationError(issues);
-  const size = result.data.data === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.data.data));
-  if (size > MAX_TRACK_DATA_BYTES) {
-    throw validationError([
-      {
-        field: 'data',
-        message: `data must be at most ${MAX_TRACK_DATA_BYTES} bytes`,
-        code: 'too_big',
-        received: size,
-      },
-    ]);
-  }
+  checkDataPayloadSize(result.data.data);
   const patch = parseDataPatch(result.data.data);
   eventDataOf(patch);
   return { ...result.data, patch };
 }
 
-export function trackHandler(deps: Deps, path: '/v1/track' | '/events/track') {
+export function trackHandler(deps: Deps, path: '/v1/track' | '/events/track', group: string) {
+  const leaseSeconds = leaseSecondsOf(group);
   return async (req: AuthedRequest) => {
+    const key = validateIdempotencyKey(req.headers['idempotency-key']);
     const input = parseTrackBody(req.body);
     return withIdempotency(
       deps,
       {
         projectId: req.projectId,
         scope: `POST ${path}`,
-        key: req.headers['idempotency-key'],
+        key,
         request: { method: 'POST', path, body: req.body },
+        leaseSeconds,
       },
-      async () =>
-        ok({
-          success: true,
-          data: await trackEvent(deps, req.projectId, {
-            email: input.email,
-            event: input.event,
-            subscribed: input.subscribed,
-            patch: input.patch,
-          }),
-        }),
+      async (claim) => {
+        claim?.markStarted();
+        const data = await trackEvent(deps, req.projectId, {
+          email: input.email,
+          event: input.event,
+          subscribed: input.subscribed,
+          patch: input.patch,
+          // A retry that resumes a dead attempt writes the same event, once.
+          eventId: claim?.id('event'),
+        });
+        return ok({ success: true, data });
+      },
     );
   };
 }
 
 export const trackRoutes = (deps: Deps): RouteImpl[] => [
-  { method: 'POST', path: '/v1/track', handler: trackHandler(deps, '/v1/track') },
+  { method: 'POST', path: '/v1/track', handler: trackHandler(deps, '/v1/track', 'public') },
 ];

@@ -20,6 +20,8 @@ export interface TrackInput {
   readonly event: string;
   readonly subscribed?: boolean;
   readonly patch: DataPatch;
+  /** The event's id; given when a retry must write the same event (Idempotency-Key). */
+  readonly eventId?: string;
 }
 
 /** The spec's Track result `data`. */
@@ -60,7 +62,7 @@ export async function trackEvent(
     { defaultSubscribed: true },
   );
   const event: EventRecord = {
-    id: deps.ids.uuid(),
+    id: input.eventId ?? deps.ids.uuid(),
     projectId,
     contactId: contact.id,
     name: input.event,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors';
-import { withIdempotency } from '../../shared/http/idempotency';
+import { bodyHash, withIdempotency } from '../../shared/http/idempotency';
 import type { Deps } from '../../shared/ports';
 import { useLocalRuntime } from './helpers/local';
 
@@ -17,7 +17,13 @@ const send = (
 ) =>
   withIdempotency(
     deps,
-    { projectId, scope, key, request: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } } },
+    {
+      projectId,
+      scope,
+      key,
+      request: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } },
+      leaseSeconds: 29,
+    },
     async () => ({
       statusCode: status,
     }),
@@ -79,7 +85,7 @@ describe('Idempotency-Key', () => {
     expect(err.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(err.extra.details).toEqual({
       key: 'key-1',
-      originalRequest: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } },
+      originalRequest: { method: 'POST', path: '/v1/send', bodySha256: bodyHash({ to: 'a@b.c' }) },
       originalRequestAt: '2026-01-02T00:00:00.000Z',
       originalStatusCode: 200,
     });
@@ -104,6 +110,7 @@ describe('Idempotency-Key', () => {
         scope: 'POST /v1/send',
         key: 'key-3',
         request: { method: 'POST', path: '/v1/send' },
+        leaseSeconds: 29,
       },
       async () => {
         runs++;
@@ -139,6 +146,7 @@ describe('Idempotency-Key', () => {
           scope: 'POST /v1/send',
           key: 'key-5',
           request: { method: 'POST', path: '/v1/send' },
+          leaseSeconds: 29,
         },
         async () => {
           throw new AppError(422, 'VALIDATION_ERROR', 'bad');
@@ -146,6 +154,68 @@ describe('Idempotency-Key', () => {
       ),
     ).rejects.toThrow('bad');
     expect((await send(rt.deps, 'key-5')).statusCode).toBe(200);
+  });
+
+  it('keeps the claim of a request that failed part way, for the same request to resume at once', async () => {
+    nowMs = Date.parse('2026-01-04T00:00:00Z');
+    const req = {
+      projectId: rt.projectId,
+      scope: 'POST /v1/send',
+      key: 'key-7',
+      request: { method: 'POST', path: '/v1/send', body: { to: 'x@y.z' } },
+      leaseSeconds: 29,
+    };
+    const seen: { claimId: string; resumed: boolean }[] = [];
+    await expect(
+      withIdempotency(rt.deps, req, async (claim) => {
+        seen.push({ claimId: claim!.claimId, resumed: claim!.resumed });
+        claim!.markStarted();
+        throw new AppError(409, 'CONTACT_BUSY', 'busy');
+      }),
+    ).rejects.toThrow('busy');
+    // No lease to wait out: the failed attempt gave it up.
+    const result = await withIdempotency(rt.deps, req, async (claim) => {
+      seen.push({ claimId: claim!.claimId, resumed: claim!.resumed });
+      return { statusCode: 200 };
+    });
+    expect(result.statusCode).toBe(200);
+    expect(seen).toEqual([
+      { claimId: seen[0]!.claimId, resumed: false },
+      { claimId: seen[0]!.claimId, resumed: true },
+    ]);
+  });
+
+  it('lets exactly one of several retries take over an abandoned claim', async () => {
+    nowMs = Date.parse('2026-01-05T00:00:00Z');
+    const req = {
+      projectId: rt.projectId,
+      scope: 'POST /v1/send',
+      key: 'key-8',
+      request: { method: 'POST', path: '/v1/send', body: { to: 'x@y.z' } },
+      leaseSeconds: 29,
+    };
+    // The first attempt never finishes (its process died).
+    void withIdempotency(rt.deps, req, () => new Promise<{ statusCode: number }>(() => {}));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(
+      (await rejection(withIdempotency(rt.deps, req, async () => ({ statusCode: 200 })))).statusCode,
+    ).toBe(409);
+    nowMs += 30_000;
+    let runs = 0;
+    const retries = await Promise.allSettled(
+      Array.from({ length: 4 }, () =>
+        withIdempotency(rt.deps, req, async (claim) => {
+          runs++;
+          expect(claim!.resumed).toBe(true);
+          await new Promise((r) => setTimeout(r, 30));
+          return { statusCode: 200 };
+        }),
+      ),
+    );
+    expect(runs).toBe(1);
+    expect(retries.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of retries.filter((x) => x.status === 'rejected'))
+      expect(((r as PromiseRejectedResult).reason as AppError).code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   it('expires after the configured time', async () => {

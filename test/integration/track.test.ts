@@ -90,7 +90,12 @@ describe('POST /v1/track', () => {
       code: 'IDEMPOTENCY_KEY_REUSED',
       details: {
         key,
-        originalRequest: { method: 'POST', path: '/v1/track', body: { email, event: 'paid' } },
+        originalRequest: {
+          method: 'POST',
+          path: '/v1/track',
+          bodySha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+        response: first.body,
         originalStatusCode: 200,
       },
     });

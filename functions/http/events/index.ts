@@ -25,7 +25,7 @@ const eventName = (req: AuthedRequest) => parse(eventNameParamSchema, req.params
 export function routes(deps: Deps): RouteImpl[] {
   return [
     // The dashboard's alias of /v1/track, with the secret key.
-    { method: 'POST', path: '/events/track', handler: trackHandler(deps, '/events/track') },
+    { method: 'POST', path: '/events/track', handler: trackHandler(deps, '/events/track', 'events') },
     {
       method: 'GET',
       path: '/events',

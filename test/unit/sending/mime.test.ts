@@ -1,7 +1,6 @@
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { buildMime } from '../../../shared/sending/mime';
-import { summarize } from '../../../shared/sending/routes';
 import { withFooter } from '../../../shared/sending/service';
 
 describe('buildMime', () => {
@@ -77,20 +76,5 @@ describe('withFooter', () => {
       /^<html><body><p>x<\/p><p [^>]+>.*<a href="https:\/\/u\/1\?a=1&amp;b=&quot;2&quot;">Unsubscribe<\/a><\/p><\/BODY><\/html>$/,
     );
     expect(withFooter('<p>x</p>', 'https://u')).toMatch(/^<p>x<\/p><p .*<\/p>$/);
-  });
-});
-
-describe('summarize', () => {
-  it('cuts long strings and long lists so an idempotency record stays small', () => {
-    const out = summarize({
-      to: 'a@b.c',
-      body: 'x'.repeat(10_000),
-      attachments: Array.from({ length: 60 }, () => ({ content: 'y'.repeat(5000) })),
-    }) as { to: string; body: string; attachments: { content: string }[] };
-    expect(out.to).toBe('a@b.c');
-    expect(out.body).toMatch(/^x{512}… \(10000 characters\)$/);
-    expect(out.attachments).toHaveLength(50);
-    expect(out.attachments[0]!.content.length).toBeLessThan(600);
-    expect(JSON.stringify(out).length).toBeLessThan(40_000);
   });
 });
