@@ -32,6 +32,12 @@ async function main(): Promise<void> {
       `  Mail sink      ${runtime.url}/_local/mail  (JSON: ${runtime.url}/_local/emails)`,
       `  Data           ${runtime.dataDir ?? 'in memory'}`,
       `  DNS            ${env.SESAME_DNS_FILE ? `zone file ${env.SESAME_DNS_FILE}` : 'system resolver'}`,
+      // The clock's advances (POST /_local/clock) are kept in the data folder: say so when set.
+      ...(runtime.clock.offsetMs > 0
+        ? [
+            `  Clock          ${runtime.clock.now().toISOString()} (moved ${Math.round(runtime.clock.offsetMs / 1000)} s ahead by POST ${runtime.url}/_local/clock)`,
+          ]
+        : []),
       '',
       `Try: curl -H "Authorization: Bearer ${runtime.secretKey}" ${runtime.url}/contacts`,
       '',

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { defineJob, type Normalizer } from '../jobs/registry';
-import { parseUploadKey } from './upload';
+import { checkUploadDeadline, IMPORT_DEADLINE_JOB, parseUploadKey } from './upload';
 import { IMPORT_JOB, type ImportWorkerOptions, runImport } from './worker';
 
 export function importJobs(options: ImportWorkerOptions = {}) {
@@ -20,6 +20,22 @@ export function importJobs(options: ImportWorkerOptions = {}) {
     }),
   ];
 }
+
+/**
+ * The deadline check of an accepted upload, put on the queue by the one-off schedule the upload
+ * authorizer arranges (upload.ts): fails the job if its file never arrived.
+ */
+export const uploadDeadlineJobs = [
+  defineJob({
+    type: IMPORT_DEADLINE_JOB,
+    schema: z.object({
+      type: z.literal(IMPORT_DEADLINE_JOB),
+      projectId: z.string().min(1),
+      jobId: z.string().min(1),
+    }),
+    run: (deps, m) => checkUploadDeadline(deps, m.projectId, m.jobId),
+  }),
+];
 
 const s3Event = z.object({
   Records: z.array(

@@ -26,6 +26,19 @@ export async function extractFilePart(
     );
   }
   return new Promise<Uint8Array>((resolve, reject) => {
+    // Settles once: a broken body makes busboy report the same problem on the parser and on
+    // the part being read.
+    let settled = false;
+    const fail = (error: ImportFileError) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    const succeed = (bytes: Uint8Array) => {
+      if (settled) return;
+      settled = true;
+      resolve(bytes);
+    };
     let parser: ReturnType<typeof Busboy>;
     try {
       parser = Busboy({
@@ -35,18 +48,17 @@ export async function extractFilePart(
         limits: { fileSize: maxBytes, files: 10, fields: 100, parts: 110 },
       });
     } catch (error) {
-      reject(
-        new ImportFileError(
-          'INVALID_UPLOAD',
-          `The multipart body cannot be read: ${(error as Error).message}`,
-        ),
-      );
+      fail(unreadable(error));
       return;
     }
     const chunks: Buffer[] = [];
     let found = 0;
     let tooLarge = false;
     parser.on('file', (name, stream) => {
+      // Every part stream gets an error listener, read or not: a body that ends inside a part
+      // (no closing boundary) makes busboy emit "Part terminated early" on the part's stream,
+      // and an 'error' event nobody listens to is an uncaught exception that ends the process.
+      stream.on('error', (error: unknown) => fail(unreadable(error)));
       if (name !== 'file') {
         stream.resume();
         return;
@@ -59,30 +71,39 @@ export async function extractFilePart(
         tooLarge = true;
       });
     });
-    parser.on('error', (error) =>
-      reject(
-        new ImportFileError(
-          'INVALID_UPLOAD',
-          `The multipart body cannot be read: ${(error as Error).message}`,
-        ),
-      ),
-    );
+    parser.on('error', (error: unknown) => fail(unreadable(error)));
     parser.on('finish', () => {
       if (tooLarge) {
-        reject(
+        fail(
           new ImportFileError(
             'FILE_TOO_LARGE',
             `The file is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MB), the most an import takes`,
           ),
         );
       } else if (found === 0) {
-        reject(new ImportFileError('MISSING_FILE', 'The upload has no part named "file"'));
+        fail(new ImportFileError('MISSING_FILE', 'The upload has no part named "file"'));
       } else if (found > 1) {
-        reject(new ImportFileError('INVALID_UPLOAD', 'The upload has more than one part named "file"'));
+        fail(new ImportFileError('INVALID_UPLOAD', 'The upload has more than one part named "file"'));
       } else {
-        resolve(Buffer.concat(chunks));
+        succeed(Buffer.concat(chunks));
       }
     });
-    parser.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    try {
+      parser.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    } catch (error) {
+      fail(unreadable(error));
+    }
   });
+}
+
+/** The job-level error for a body the parser cannot read. */
+function unreadable(error: unknown): ImportFileError {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (/unexpected end|terminated early/i.test(reason)) {
+    return new ImportFileError(
+      'INVALID_UPLOAD',
+      'The upload is cut short: the multipart body ends before its closing boundary; send the whole file again',
+    );
+  }
+  return new ImportFileError('INVALID_UPLOAD', `The multipart body cannot be read: ${reason}`);
 }

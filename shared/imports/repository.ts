@@ -192,6 +192,25 @@ export async function failImportJob(
   await failJobItem(deps, keys.importJob(job.projectId, job.jobId), error, at);
 }
 
+/**
+ * Ends a job that never started (still `queued`) with `error`; false when it had started or
+ * ended meanwhile, which the condition leaves untouched.
+ */
+export async function failQueuedImportJob(
+  deps: StoreDeps,
+  job: Pick<ImportJob, 'projectId' | 'jobId'>,
+  error: { code: string; message: string },
+  at: string,
+): Promise<boolean> {
+  return conditionalUpdate(deps, {
+    Key: keys.importJob(job.projectId, job.jobId),
+    UpdateExpression: 'SET #status = :failed, #error = :error, completedAt = :at',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: { ':failed': 'failed', ':error': error, ':at': at, ':queued': 'queued' },
+  });
+}
+
 /** Stores the row errors of the chunk starting at `firstRow`; rewriting the same chunk is harmless. */
 export async function putRowErrors(
   deps: StoreDeps,

@@ -13,7 +13,7 @@ import { consumeRateLimit } from '../http/rate-limit';
 import type { Deps } from '../ports';
 import { findApiKey, getProject, keyKindOf } from '../projects/repository';
 import { isMultipart, MAX_IMPORT_FILE_BYTES } from './multipart';
-import { createImportJob } from './repository';
+import { createImportJob, failQueuedImportJob, getImportJob } from './repository';
 
 /** Where uploads are stored: `imports/<projectId>/<jobId>` (the bucket expires `imports/` after days). */
 export const UPLOAD_PREFIX = 'imports/';
@@ -107,12 +107,36 @@ export interface UploadAuthorizerResult {
 export const UNAUTHORIZED = 'Unauthorized';
 
 /**
+ * The job that checks, once the upload's deadline has passed, that the body was stored: an
+ * accepted upload whose body never reaches the bucket (the S3 write failed, the client went away)
+ * would otherwise leave its job `queued` until it expires.
+ */
+export const IMPORT_DEADLINE_JOB = 'import.deadline';
+
+/**
+ * How long after the authorizer's answer the body must be stored. API Gateway gives the S3
+ * integration 29 seconds at most, so a quarter of an hour leaves a wide margin (EventBridge
+ * Scheduler fires within a minute or two of the time).
+ */
+export const UPLOAD_DEADLINE_SECONDS = 15 * 60;
+
+/** The one-off schedule of a job's deadline check (a valid Scheduler name as it is). */
+export const uploadDeadlineName = (jobId: string) => `import-upload-${jobId}`;
+
+export const UPLOAD_NOT_RECEIVED = {
+  code: 'UPLOAD_NOT_RECEIVED',
+  message: `The file never arrived: the upload was accepted but its body was not stored within ${UPLOAD_DEADLINE_SECONDS / 60} minutes; upload the file again`,
+} as const;
+
+/**
  * Decides an import upload from its headers: the secret key (hashed lookup), the project, the
  * per-project rate limit, the content type and the declared size. An accepted upload gets its
- * job (status `queued`) before the body is stored, so the job id answered can be polled at once.
+ * job (status `queued`) before the body is stored, so the job id answered can be polled at once,
+ * and a deadline check (a one-off schedule on the jobs queue, `checkUploadDeadline`) that fails
+ * the job if the body has not been stored by then.
  */
 export async function authorizeImportUpload(
-  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'config'>,
+  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'config' | 'scheduler'>,
   event: UploadAuthorizerEvent,
 ): Promise<UploadAuthorizerResult> {
   const headers: Record<string, string> = {};
@@ -150,6 +174,15 @@ export async function authorizeImportUpload(
     );
   }
   const jobId = deps.ids.uuid();
+  // The deadline check first: if it cannot be arranged the authorizer fails (API Gateway answers
+  // 500) before any job exists, so no job can be left `queued` with nothing to end it. A check
+  // whose job was never created finds nothing and does nothing.
+  await deps.scheduler.scheduleAt({
+    name: uploadDeadlineName(jobId),
+    at: new Date(Date.parse(at) + UPLOAD_DEADLINE_SECONDS * 1000),
+    queue: 'jobs',
+    message: { type: IMPORT_DEADLINE_JOB, projectId: key.projectId, jobId },
+  });
   await createImportJob(deps, {
     projectId: key.projectId,
     jobId,
@@ -162,6 +195,35 @@ export async function authorizeImportUpload(
     policyDocument: policy('Allow', event.methodArn),
     context: { projectId: key.projectId, jobId },
   };
+}
+
+/**
+ * The deadline check of one upload: a job still `queued` whose body is not stored is failed with
+ * `UPLOAD_NOT_RECEIVED`. A job that started (or ended) meanwhile is left alone, and so is a queued
+ * job whose body is stored (its "object created" message will start it). The update is
+ * conditional on `queued`, so it cannot overwrite a start that races it; and an upload stored
+ * after the job failed does not revive it (`runImport` leaves failed jobs as they are).
+ */
+export async function checkUploadDeadline(
+  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'blobs'>,
+  projectId: string,
+  jobId: string,
+): Promise<void> {
+  const job = await getImportJob(deps, projectId, jobId);
+  if (job?.status !== 'queued') return;
+  if (await deps.blobs.get(job.uploadKey)) return;
+  const failed = await failQueuedImportJob(deps, job, UPLOAD_NOT_RECEIVED, deps.clock.now().toISOString());
+  if (failed) {
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'Import upload never arrived; job failed',
+        projectId,
+        jobId,
+        code: UPLOAD_NOT_RECEIVED.code,
+      }),
+    );
+  }
 }
 
 function policy(effect: 'Allow' | 'Deny', resource: string): UploadAuthorizerResult['policyDocument'] {

@@ -56,7 +56,13 @@ export async function runImport(
     );
     return;
   }
-  if (job.status === 'completed' || job.status === 'failed') return;
+  if (job.status === 'completed') return;
+  if (job.status === 'failed') {
+    // Ended already: a redelivered message, or an upload stored after its deadline check failed
+    // the job (UPLOAD_NOT_RECEIVED). Nothing revives a failed job; its stored body is dropped.
+    await deps.blobs.delete(job.uploadKey);
+    return;
+  }
   try {
     const upload = await deps.blobs.get(job.uploadKey);
     if (!upload)

@@ -6,7 +6,7 @@
  * Messages that arrive in other shapes (an S3 event notification, an SNS envelope) are turned
  * into job messages by `normalizers` before validation.
  */
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import type { Deps } from '../ports';
 
@@ -31,42 +31,174 @@ export type Normalizer = (body: unknown) => { type: string }[] | undefined;
 
 const envelope = z.object({ type: z.string().min(1) }).passthrough();
 
-export function jobsWorker(deps: Deps, defs: readonly JobDef[], normalizers: readonly Normalizer[] = []) {
+/** The part of Lambda's invocation context the worker reads. */
+export type InvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
+
+export interface JobsWorkerOptions {
+  /**
+   * A record after the first is started only while at least this much of the invocation is
+   * left; the rest of the batch is reported as failed instead of being cut off by the timeout.
+   * At most a quarter of the invocation's time. @default 30000 (an import message works for
+   * about 20 s before handing over)
+   */
+  readonly startReserveMs?: number;
+  /**
+   * A record still running this close to the invocation's timeout is given up (reported as
+   * failed with the records after it), so that the response still reaches Lambda. At most a
+   * tenth of the invocation's time. @default 2000
+   */
+  readonly returnMarginMs?: number;
+}
+
+/**
+ * The jobs queue's handler: each record is parsed, normalized, validated and run on its own, and
+ * the batch response names the records that failed, so one bad message never fails the others
+ * (the event source mapping has `ReportBatchItemFailures`).
+ *
+ * With an invocation context (Lambda always gives one) the worker also watches the clock: it
+ * starts no record once less than `startReserveMs` is left, and gives up a record that is still
+ * running `returnMarginMs` before the timeout. Those records are reported in `batchItemFailures`
+ * rather than letting the whole batch time out, which would fail every record of it, finished or
+ * not. A record reported this way counts a receive although it never ran (SQS counted it when
+ * Lambda received the batch), and becomes visible again after the queue's visibility timeout;
+ * a queue that keeps timing out can therefore dead-letter messages that never ran, which the
+ * dead letter's receive count and the "not started" log line make visible.
+ *
+ * An error an EventEmitter raises with no listener, or a promise rejected with no handler, is not
+ * an error of the `await`ed job: Node raises it outside any `try`, and Lambda's runtime fails the
+ * whole invocation on it. No per-record guard can take that back (and Lambda's own
+ * `uncaughtException` / `unhandledRejection` listeners run whatever we add), so job code must not
+ * produce them: every stream gets an 'error' listener and every promise is awaited or handled.
+ * A record abandoned by the deadline above keeps running in the background; its promise is
+ * handled here so that its later failure is logged, not raised.
+ */
+export function jobsWorker(
+  deps: Deps,
+  defs: readonly JobDef[],
+  normalizers: readonly Normalizer[] = [],
+  options: JobsWorkerOptions = {},
+) {
   const byType = new Map(defs.map((d) => [d.type, d]));
   if (byType.size !== defs.length) throw new Error('Two job definitions share a type');
+  const startReserveMs = options.startReserveMs ?? 30_000;
+  const returnMarginMs = options.returnMarginMs ?? 2_000;
 
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const runRecord = async (record: SQSRecord, meta: JobMeta): Promise<void> => {
+    const body: unknown = JSON.parse(record.body);
+    const messages = normalizers.map((n) => n(body)).find((m) => m !== undefined) ?? [body];
+    for (const raw of messages) {
+      const head = envelope.safeParse(raw);
+      if (!head.success) throw new Error('Message has no type');
+      const def = byType.get(head.data.type);
+      if (!def) throw new Error(`Unknown job type ${head.data.type}`);
+      const parsed = def.schema.safeParse(raw);
+      if (!parsed.success) throw new Error(`Invalid ${def.type} message: ${parsed.error.message}`);
+      await def.run(deps, parsed.data, meta);
+    }
+  };
+
+  return async (event: SQSEvent, context?: InvocationContext): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      const meta = {
+    const remaining =
+      typeof context?.getRemainingTimeInMillis === 'function'
+        ? () => context.getRemainingTimeInMillis()
+        : undefined;
+    const records = event.Records;
+    // Both bounded by the invocation's own length, so a short function still runs its batch.
+    const initial = remaining?.() ?? 0;
+    const reserveMs = Math.min(startReserveMs, initial / 4);
+    const marginMs = Math.min(returnMarginMs, initial / 10);
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      const meta: JobMeta = {
         messageId: record.messageId,
         receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
       };
+      const left = remaining?.();
+      if (i > 0 && left !== undefined && left < reserveMs) {
+        const skipped = records.slice(i);
+        log('warn', 'Jobs not started: the invocation is about to time out', {
+          messageIds: skipped.map((r) => r.messageId),
+          remainingMs: left,
+        });
+        for (const r of skipped) batchItemFailures.push({ itemIdentifier: r.messageId });
+        break;
+      }
+      let outcome: Outcome;
       try {
-        const body: unknown = JSON.parse(record.body);
-        const messages = normalizers.map((n) => n(body)).find((m) => m !== undefined) ?? [body];
-        for (const raw of messages) {
-          const head = envelope.safeParse(raw);
-          if (!head.success) throw new Error('Message has no type');
-          const def = byType.get(head.data.type);
-          if (!def) throw new Error(`Unknown job type ${head.data.type}`);
-          const parsed = def.schema.safeParse(raw);
-          if (!parsed.success) throw new Error(`Invalid ${def.type} message: ${parsed.error.message}`);
-          await def.run(deps, parsed.data, meta);
-        }
+        // `Promise.resolve().then` turns a synchronous throw into this record's rejection too.
+        const work = Promise.resolve().then(() => runRecord(record, meta));
+        outcome =
+          left === undefined ? await settle(work) : await settleBy(work, Math.max(0, left - marginMs), meta);
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: 'error',
-            message: 'Job failed',
-            messageId: record.messageId,
-            receiveCount: meta.receiveCount,
-            error: error instanceof Error ? error.message : String(error),
-          }),
-        );
+        outcome = { ok: false, error };
+      }
+      if (outcome === 'timeout') {
+        const rest = records.slice(i);
+        log('error', 'Job given up: the invocation is about to time out', {
+          messageId: record.messageId,
+          receiveCount: meta.receiveCount,
+          notStarted: rest.slice(1).map((r) => r.messageId),
+        });
+        for (const r of rest) batchItemFailures.push({ itemIdentifier: r.messageId });
+        break;
+      }
+      if (!outcome.ok) {
+        log('error', 'Job failed', {
+          messageId: record.messageId,
+          receiveCount: meta.receiveCount,
+          error: errorMessage(outcome.error),
+        });
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }
     }
     return { batchItemFailures };
   };
+}
+
+type Outcome = { ok: true } | { ok: false; error: unknown } | 'timeout';
+
+async function settle(work: Promise<void>): Promise<Outcome> {
+  try {
+    await work;
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** The record's outcome, or 'timeout' when it has not settled within `ms`. */
+function settleBy(work: Promise<void>, ms: number, meta: JobMeta): Promise<Outcome> {
+  return new Promise<Outcome>((resolve) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      resolve('timeout');
+    }, ms);
+    work.then(
+      () => {
+        clearTimeout(timer);
+        if (!late) resolve({ ok: true });
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (!late) resolve({ ok: false, error });
+        else
+          log('error', 'Job given up earlier has failed', {
+            messageId: meta.messageId,
+            error: errorMessage(error),
+          });
+      },
+    );
+  });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function log(level: 'warn' | 'error', message: string, fields: Record<string, unknown>): void {
+  const line = JSON.stringify({ level, message, ...fields });
+  if (level === 'warn') console.warn(line);
+  else console.error(line);
 }

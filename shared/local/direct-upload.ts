@@ -17,7 +17,7 @@ import type { LocalLogger } from '../adapters/local/log';
 import type { LocalQueue } from '../adapters/local/queue';
 import { renderTemplate, uploadResponses } from '../imports/upload';
 import type { DirectUploadDef, Manifest } from '../manifest';
-import type { BlobPort, QueueMessage } from '../ports';
+import type { BlobPort, Clock, QueueMessage } from '../ports';
 import type { HttpReply, RawRequest } from './gateway';
 import { LOCAL_ACCOUNT_ID, lambdaContext } from './lambda';
 
@@ -39,10 +39,25 @@ interface AuthorizerOutput {
   readonly context?: Record<string, unknown>;
 }
 
+/** What a local direct upload uses in place of the bucket and its notification. */
+export interface DirectUploadPorts {
+  readonly blobs: BlobPort;
+  readonly queue: LocalQueue;
+  readonly bucket: string;
+  readonly logger: LocalLogger;
+  /** Time of the S3 events. @default the system time */
+  readonly clock?: Clock;
+  /**
+   * Called with the object key just before the body is stored; throwing makes the store fail as
+   * a refused S3 write does (500, nothing stored, no event). Tests use it.
+   */
+  readonly beforeStore?: (key: string) => void | Promise<void>;
+}
+
 export function localDirectUploads(
   manifest: Pick<Manifest, 'directUploads'>,
   authorizers: Readonly<Record<string, AuthorizerHandler>>,
-  ports: { blobs: BlobPort; queue: LocalQueue; bucket: string; logger: LocalLogger },
+  ports: DirectUploadPorts,
 ): LocalDirectUpload[] {
   return (manifest.directUploads ?? []).flatMap((def) => {
     const authorizer = authorizers[def.name];
@@ -53,7 +68,7 @@ export function localDirectUploads(
 function directUpload(
   def: DirectUploadDef,
   authorizer: AuthorizerHandler,
-  ports: { blobs: BlobPort; queue: LocalQueue; bucket: string; logger: LocalLogger },
+  ports: DirectUploadPorts,
 ): LocalDirectUpload {
   const reply = (
     response: { statusCode: number; template: string },
@@ -106,6 +121,7 @@ function directUpload(
       if (!allowed) return reply(uploadResponses.denied, requestId, context);
       const key = `${def.keyPrefix}${context.projectId}/${context.jobId}`;
       try {
+        await ports.beforeStore?.(key);
         await ports.blobs.put(key, request.body, headers['content-type'] ?? 'application/octet-stream');
       } catch (error) {
         ports.logger.error(`[gateway] storing ${key} failed`, error);
@@ -118,7 +134,7 @@ function directUpload(
             eventVersion: '2.1',
             eventSource: 'aws:s3',
             awsRegion: 'us-east-1',
-            eventTime: new Date().toISOString(),
+            eventTime: (ports.clock?.now() ?? new Date()).toISOString(),
             eventName: 'ObjectCreated:Put',
             s3: {
               s3SchemaVersion: '1.0',

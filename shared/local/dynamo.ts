@@ -6,6 +6,10 @@
  * A persistent table whose keys or indexes no longer match the definition (an index was added)
  * is rebuilt: items are read out, the table is recreated, items are written back. dynalite cannot
  * add an index to an existing table, and local data is small.
+ *
+ * The same rebuild repairs a table after a crash (`rebuild: true`): dynalite writes an item's
+ * index entries and then the item as separate steps, so a process killed in between leaves
+ * index entries with no item, or with other values, behind. Rebuilding from the items drops them.
  */
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -45,6 +49,8 @@ export interface LocalDynamoOptions {
   readonly dataDir?: string;
   /** @default 0 (a free port) */
   readonly port?: number;
+  /** Rebuild the indexes from the items (after an unclean stop). @default false */
+  readonly rebuild?: boolean;
 }
 
 /** The region and static credentials every local client uses (dynalite checks neither). */
@@ -77,7 +83,7 @@ export async function startDynamo(options: LocalDynamoOptions): Promise<LocalDyn
     );
   };
   try {
-    await ensureTable(client, db, options.tableName);
+    await ensureTable(client, db, options.tableName, options.rebuild ?? false);
   } catch (error) {
     await close();
     throw error;
@@ -117,9 +123,10 @@ async function ensureTable(
   client: DynamoDBClient,
   db: DynamoDBDocumentClient,
   tableName: string,
+  rebuild: boolean,
 ): Promise<void> {
   const existing = await describe(client, tableName);
-  if (existing && matchesDefinition(existing)) return;
+  if (existing && matchesDefinition(existing) && !rebuild) return;
   let items: Record<string, unknown>[] = [];
   if (existing) {
     items = await scanAll(db, tableName);

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { advanceProblem, type LocalClock } from '../adapters/local/clock';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import type { MailSink, SinkMessage } from '../adapters/local/mail-sink';
 import type { LocalQueue } from '../adapters/local/queue';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   readonly mailSink?: MailSink;
   readonly queue?: LocalQueue;
   readonly scheduler?: LocalScheduler;
+  /** The runtime's clock: events carry its time, and `/_local/clock` reads and advances it. */
+  readonly clock?: LocalClock;
   /** @default MAX_REQUEST_BODY_BYTES */
   readonly maxBodyBytes?: number;
   /** Routes whose body goes to the upload bucket, not to a route handler (see direct-upload.ts). */
@@ -121,7 +124,10 @@ export function toHttpApiEvent(
     ...(cookies.length > 0 ? { cookies } : {}),
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    ...(match.pathParameters ? { pathParameters: match.pathParameters } : {}),
+    // Percent-decoded once, as HTTP APIs deliver them ("API Gateway decodes URL-encoded request
+    // parameters before passing them to your backend integration"): `/fields/a%2520b` gives
+    // `a%20b`. Handlers must not decode again.
+    ...(match.pathParameters ? { pathParameters: { ...match.pathParameters } } : {}),
     requestContext: {
       accountId: LOCAL_ACCOUNT_ID,
       apiId: 'local',
@@ -194,7 +200,7 @@ export function createGateway(options: GatewayOptions): Server {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const requestId = randomUUID();
-    const now = new Date();
+    const now = options.clock?.now() ?? new Date();
     res.setHeader('apigw-requestid', requestId);
     const url = req.url ?? '/';
     if (url === '/_local' || url.startsWith('/_local/') || url.startsWith('/_local?')) {
@@ -363,7 +369,8 @@ export function clfTime(date: Date): string {
 async function localPages(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
   const method = req.method ?? 'GET';
-  const { mailSink, queue, scheduler } = options;
+  const { mailSink, queue, scheduler, clock } = options;
+  if (clock && method === 'POST' && path === '/_local/clock') return advanceClock(clock, req, res);
   req.resume();
 
   if (mailSink && method === 'GET' && path === '/_local/emails') {
@@ -408,7 +415,31 @@ async function localPages(options: GatewayOptions, req: IncomingMessage, res: Se
   if (scheduler && method === 'GET' && path === '/_local/schedules') {
     return json(res, 200, { oneOff: scheduler.list(), recurring: scheduler.recurringSchedules() });
   }
+  if (clock && method === 'GET' && path === '/_local/clock') {
+    return json(res, 200, { now: clock.now().toISOString() });
+  }
   return json(res, 404, { message: 'Not Found' });
+}
+
+/**
+ * `POST /_local/clock {advance: seconds}`: moves the runtime's clock forward, fires what fell due
+ * (answering once the due one-off schedules are on their queues) and answers `{now}`. Anything
+ * but a positive number of seconds is a 422 (a body that is not JSON, a 400): never back.
+ */
+async function advanceClock(clock: LocalClock, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req, 64 * 1024);
+  if (body === 'too-large') return json(res, 413, { message: 'Request Entity Too Large' });
+  let input: unknown;
+  try {
+    input = JSON.parse(body.toString('utf8'));
+  } catch {
+    return json(res, 400, { message: 'Send a JSON body: {"advance": <seconds>}' });
+  }
+  const advance = (input as { advance?: unknown } | null)?.advance;
+  const problem = advanceProblem(advance);
+  if (problem) return json(res, 422, { message: `${problem}; send {"advance": <seconds>}` });
+  const now = await clock.advance(advance as number);
+  return json(res, 200, { now: now.toISOString() });
 }
 
 function emailJson(m: SinkMessage) {

@@ -6,7 +6,10 @@
  * - queues, scheduler, mail, blobs: the local adapters, persisted under `dataDir` when given;
  * - DNS: the zone file when `dnsFile` is set, else the system resolver;
  * - SES identities and hosted zones: local stand-ins over that DNS and zone file;
- * - HTTP: the local gateway on `host:port`, routes from the manifest.
+ * - HTTP: the local gateway on `host:port`, routes from the manifest;
+ * - time: one `LocalClock` (the system time, or the injected `clock`, plus the advances of
+ *   `POST /_local/clock`) for every handler (`deps.clock`) and adapter; moving it forward fires
+ *   the schedules and releases the queue delays that fell due.
  *
  * It then seeds one project with a secret and a public key and a verified sender domain.
  * Seeding is idempotent: on a persistent data folder the generated keys are kept in
@@ -20,6 +23,7 @@ import { join, resolve } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { SystemDns } from '../adapters/aws/dns';
 import { LocalBlobs } from '../adapters/local/blobs';
+import { LocalClock } from '../adapters/local/clock';
 import { ZoneFileDns } from '../adapters/local/dns';
 import { ZoneFileDnsZones } from '../adapters/local/dns-zones';
 import { LocalEmailIdentities } from '../adapters/local/email-identities';
@@ -31,7 +35,7 @@ import { LocalScheduler, type ScheduledEventLike } from '../adapters/local/sched
 import { type AppConfig, parseEnv, toAppConfig } from '../config/env';
 import { seedVerifiedDomain } from '../domains/repository';
 import { manifest as defaultManifest, defaults, type Manifest } from '../manifest';
-import { type Clock, type Deps, type Ids, randomIds, systemClock } from '../ports';
+import { type Clock, type Deps, type Ids, randomIds } from '../ports';
 import {
   createProject,
   deleteApiKey,
@@ -78,7 +82,10 @@ export interface StartLocalOptions {
   readonly publicKey?: string;
   /** Seeded verified sender domain. @default SESAME_SENDER_DOMAIN, else 'example.com' */
   readonly senderDomain?: string;
-  /** @default systemClock */
+  /**
+   * The time before any advance (tests pass a settable clock); the runtime's `LocalClock` adds
+   * the advances of `POST /_local/clock` to it. @default systemClock
+   */
   readonly clock?: Clock;
   /** @default randomIds */
   readonly ids?: Ids;
@@ -93,6 +100,16 @@ export interface StartLocalOptions {
   readonly manifest?: Manifest;
   /** @default console */
   readonly logger?: LocalLogger;
+  /** Test hooks into the local stand-ins of AWS services. */
+  readonly hooks?: LocalHooks;
+}
+
+export interface LocalHooks {
+  /**
+   * Called with the object key before a direct upload's body is stored; throwing makes the
+   * store fail as a refused S3 write does (the upload answers 500 and nothing is stored).
+   */
+  readonly beforeUploadStore?: (key: string) => void | Promise<void>;
 }
 
 export interface LocalRuntime {
@@ -109,6 +126,8 @@ export interface LocalRuntime {
   readonly mailSink: MailSink;
   readonly dynamo: LocalDynamo;
   readonly dataDir: string | undefined;
+  /** The runtime's clock (`deps.clock`): `clock.advance(seconds)` does what `POST /_local/clock` does. */
+  readonly clock: LocalClock;
   /**
    * Another instance of every route group (each handler created afresh, so nothing held in a
    * handler's memory is shared), behind its own gateway on a free port, over the same database
@@ -147,7 +166,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
   // Links in emails point at this runtime unless PUBLIC_BASE_URL says otherwise; its URL is
   // known once the gateway listens, so the config is completed then.
   const config: { -readonly [K in keyof AppConfig]: AppConfig[K] } = toAppConfig(env);
-  const clock = options.clock ?? systemClock;
+  const clock = new LocalClock({ base: options.clock, dataDir });
   const timings = options.timings ?? {};
 
   const stops: (() => Promise<void>)[] = [];
@@ -162,8 +181,11 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
   };
 
   try {
-    if (dataDir) stops.push(lockDataDir(dataDir));
-    const dynamo = await startDynamo({ tableName: env.TABLE_NAME, dataDir });
+    const lock = dataDir ? lockDataDir(dataDir) : undefined;
+    if (lock) stops.push(lock.release);
+    if (lock?.unclean) logger.warn('[local] the last run did not stop cleanly: rebuilding the table indexes');
+    // After a crash the embedded database may hold index entries of writes that never completed.
+    const dynamo = await startDynamo({ tableName: env.TABLE_NAME, dataDir, rebuild: lock?.unclean });
     stops.push(() => dynamo.close());
 
     const queue = new LocalQueue({
@@ -172,11 +194,18 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       retryDelayMs: timings.retryDelayMs,
       msPerDelaySecond: timings.msPerDelaySecond,
       invocationTimeoutMs: timings.queueInvocationTimeoutMs,
+      // Delays and backoffs follow the advances but keep running if an injected clock stands still.
+      clock: clock.shifted,
       logger,
     });
     stops.push(() => queue.stop(timings.stopGraceMs));
     const scheduler = new LocalScheduler({ target: queue, dataDir, clock, logger });
     stops.push(() => scheduler.stop());
+    const stopFollowingClock = clock.onAdvance(async (from) => {
+      queue.wake();
+      await scheduler.advanced(from);
+    });
+    stops.push(async () => stopFollowingClock());
     const mailSink = new MailSink({ dataDir, clock, logger });
     const dnsFile = options.dnsFile ?? rawEnv.SESAME_DNS_FILE;
     const dns = dnsFile ? new ZoneFileDns(resolve(dnsFile)) : new SystemDns({ timeoutMs: 2000 });
@@ -210,7 +239,9 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       const fn = {
         name: def.name,
         memoryMb: defaults.memoryMb,
-        timeoutMs: (def.timeoutSeconds ?? defaults.workerTimeoutSeconds) * 1000,
+        // The same limit the queue enforces, so getRemainingTimeInMillis() tells the truth.
+        timeoutMs:
+          timings.queueInvocationTimeoutMs ?? (def.timeoutSeconds ?? defaults.workerTimeoutSeconds) * 1000,
       };
       queue.setWorker(def.name, (event: SQSEvent) => handler(event, lambdaContext(fn)));
     }
@@ -246,6 +277,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
         mailSink,
         queue,
         scheduler,
+        clock,
         logger,
         directUploads: localDirectUploads(
           manifest,
@@ -255,6 +287,8 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
             queue,
             bucket: env.UPLOAD_BUCKET ?? 'sesame-local-uploads',
             logger,
+            clock,
+            beforeStore: options.hooks?.beforeUploadStore,
           },
         ),
       });
@@ -290,6 +324,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       mailSink,
       dynamo,
       dataDir,
+      clock,
       startInstance: async () => {
         const fresh = await loadHandlers(manifest, deps, {
           overrides: options.handlers,
@@ -366,12 +401,14 @@ const lockedDirs = new Set<string>();
 /**
  * One runtime per data folder: the embedded database cannot be opened twice (a second opener
  * crashes the process), so a second runtime is refused with the reason. The lock file holds the
- * owner's pid; a lock left by a process that no longer runs is taken over.
+ * owner's pid; a lock left by a process that no longer runs is taken over, and marks the start as
+ * unclean (the table's indexes are then rebuilt: see shared/local/dynamo.ts).
  */
-function lockDataDir(dataDir: string): () => Promise<void> {
+function lockDataDir(dataDir: string): { release: () => Promise<void>; unclean: boolean } {
   const file = join(dataDir, 'runtime.lock');
   if (lockedDirs.has(dataDir))
     throw new Error(`The data folder ${dataDir} is in use by another local runtime`);
+  let unclean = false;
   for (;;) {
     try {
       writeFileSync(file, String(process.pid), { flag: 'wx' });
@@ -382,13 +419,18 @@ function lockDataDir(dataDir: string): () => Promise<void> {
       if (owner !== process.pid && isRunning(owner)) {
         throw new Error(`The data folder ${dataDir} is in use by process ${owner} (another npm start?)`);
       }
+      // A lock whose owner no longer runs: that process died without stopping.
+      unclean = true;
       rmSync(file, { force: true });
     }
   }
   lockedDirs.add(dataDir);
-  return async () => {
-    lockedDirs.delete(dataDir);
-    rmSync(file, { force: true });
+  return {
+    unclean,
+    release: async () => {
+      lockedDirs.delete(dataDir);
+      rmSync(file, { force: true });
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import { bulkJobs } from '../../../shared/bulk/jobs';
 import { contactJobs } from '../../../shared/contacts/jobs';
 import { eventJobs } from '../../../shared/events/jobs';
 import { lambdaEntry } from '../../../shared/http/lambda';
-import { importJobs, s3UploadNormalizer } from '../../../shared/imports/jobs';
+import { importJobs, s3UploadNormalizer, uploadDeadlineJobs } from '../../../shared/imports/jobs';
 import { type JobDef, jobsWorker, type Normalizer } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
 
@@ -14,6 +14,7 @@ export const jobs: readonly JobDef[] = [
   ...contactJobs,
   ...eventJobs,
   ...importJobs(),
+  ...uploadDeadlineJobs,
   ...bulkJobs(),
 ] as readonly JobDef[];
 

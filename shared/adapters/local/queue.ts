@@ -8,12 +8,20 @@
  *   for invalid responses (an unknown or empty identifier fails the whole batch);
  * - a failed or timed-out message becomes visible again later, with its receive count kept, and
  *   goes to the dead-letter list after `maxReceiveCount` receives, with its last error;
+ * - a receive is counted (and journalled) when the batch is handed to the worker, before it
+ *   runs, as SQS counts it when it returns the message: a message whose worker never finishes
+ *   (the process died while it ran) is not acknowledged, comes back with its count kept, and a
+ *   receive that would exceed `maxReceiveCount` moves it to the dead-letter list instead of
+ *   delivering it, with "the worker did not finish" as its last error. So a message that kills
+ *   the process is set aside after `maxReceiveCount` restarts instead of killing every start;
  * - `delaySeconds` (0..900, rounded up, as `SqsQueue` does);
  * - records shaped like Lambda's SQS event (messageId, receiptHandle, md5OfBody, attributes with
  *   ApproximateReceiveCount, a `type` message attribute as `SqsQueue` sets).
  *
  * On SQS a failed message reappears after the whole visibility timeout (minutes); locally it
- * reappears after a short backoff (`retryDelayMs`), so a retry is seen in seconds.
+ * reappears after a short backoff (`retryDelayMs`), so a retry is seen in seconds. Delays and
+ * backoffs are measured on `clock` (the runtime's clock moved by `POST /_local/clock`); after
+ * moving it, `wake()` delivers what became visible.
  *
  * With a data folder, every change is appended to `queues.jsonl` before `send` resolves, so a
  * restart resumes pending, delayed and in-flight messages (in-flight ones are delivered again,
@@ -23,7 +31,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { defaults, manifest, type QueueDef } from '../../manifest';
-import type { QueueMessage, QueuePort } from '../../ports';
+import { type Clock, type QueueMessage, type QueuePort, systemClock } from '../../ports';
 import { Journal } from './files';
 import { consoleLogger, errorText, type LocalLogger } from './log';
 
@@ -49,6 +57,11 @@ export interface LocalQueueOptions {
   readonly msPerDelaySecond?: number;
   /** Worker invocation timeout; a batch still running then counts as failed. @default the queue's timeoutSeconds */
   readonly invocationTimeoutMs?: number;
+  /**
+   * Time of sends, delays and backoffs. It must run on its own (the runtime passes its clock's
+   * `shifted` view: system time plus the advances). @default systemClock
+   */
+  readonly clock?: Clock;
   readonly logger?: LocalLogger;
 }
 
@@ -148,6 +161,7 @@ export class LocalQueue implements QueuePort {
   private readonly retryDelayMs: (receiveCount: number) => number;
   private readonly msPerDelaySecond: number;
   private readonly logger: LocalLogger;
+  private readonly clock: Clock;
   private readonly invocations = new Set<Promise<void>>();
   private waiters: Waiter[] = [];
   private stopped = false;
@@ -156,6 +170,7 @@ export class LocalQueue implements QueuePort {
     this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
     this.msPerDelaySecond = options.msPerDelaySecond ?? 1000;
     this.logger = options.logger ?? consoleLogger;
+    this.clock = options.clock ?? systemClock;
     for (const def of options.queues ?? manifest.queues) {
       this.queues.set(def.name, {
         settings: {
@@ -187,7 +202,7 @@ export class LocalQueue implements QueuePort {
       throw new RangeError(`Message to queue ${queue} is larger than SQS's ${MAX_MESSAGE_BYTES} bytes`);
     }
     const delay = delaySeconds(options.delaySeconds ?? 0);
-    const now = Date.now();
+    const now = this.now();
     const m: Message = {
       queue,
       messageId: randomUUID(),
@@ -211,6 +226,14 @@ export class LocalQueue implements QueuePort {
     const state = this.state(queue);
     state.worker = worker;
     setImmediate(() => this.pump(state));
+  }
+
+  /**
+   * Delivers whatever is visible by the clock now, and re-arms the timers of what is not: call
+   * it after moving the clock forward.
+   */
+  wake(): void {
+    for (const q of this.queues.values()) this.pump(q);
   }
 
   /** Resolves when no message is pending, delayed or in flight (dead letters do not count). */
@@ -241,7 +264,7 @@ export class LocalQueue implements QueuePort {
   }
 
   stats(): Record<string, QueueStats> {
-    const now = Date.now();
+    const now = this.now();
     const out: Record<string, QueueStats> = {};
     for (const [name, q] of this.queues) {
       let pending = 0;
@@ -281,7 +304,7 @@ export class LocalQueue implements QueuePort {
           body: d.body,
           typeAttribute: typeOf(d.body),
           sentAt: Date.parse(d.sentAt),
-          visibleAt: Date.now(),
+          visibleAt: this.now(),
           receiveCount: 0,
           firstReceivedAt: undefined,
           lastError: undefined,
@@ -327,12 +350,25 @@ export class LocalQueue implements QueuePort {
     return state;
   }
 
+  private now(): number {
+    return this.clock.now().getTime();
+  }
+
   private pump(q: QueueState): void {
     if (this.stopped || !q.worker) return;
-    const now = Date.now();
+    const now = this.now();
+    let deadLettered = false;
     while (q.running < q.settings.maxConcurrency) {
       const batch: Message[] = [];
       for (const m of visibleInOrder(q, now)) {
+        if (m.receiveCount >= q.settings.maxReceiveCount) {
+          // SQS's redrive: a receive that would exceed maxReceiveCount moves the message to the
+          // dead-letter queue instead of returning it. Only a message whose last receive never
+          // finished gets here (a failed one is dead-lettered as soon as its worker answers).
+          this.deadLetter(q, m, m.lastError ?? unfinished(m.receiveCount, q.settings.maxReceiveCount), now);
+          deadLettered = true;
+          continue;
+        }
         batch.push(m);
         if (batch.length >= q.settings.batchSize) break;
       }
@@ -353,6 +389,7 @@ export class LocalQueue implements QueuePort {
       this.invocations.add(invocation);
     }
     this.arm(q, now);
+    if (deadLettered) this.notifyIdle();
   }
 
   /** Wakes the queue when its next delayed or backing-off message becomes visible. */
@@ -398,7 +435,7 @@ export class LocalQueue implements QueuePort {
       error = errorText(e);
       this.logger.error(`[queue ${q.settings.name}] worker failed on a batch of ${batch.length}`, e);
     }
-    const now = Date.now();
+    const now = this.now();
     for (const m of batch) {
       m.inFlight = false;
       if (!q.messages.has(m.messageId)) continue;
@@ -406,24 +443,7 @@ export class LocalQueue implements QueuePort {
         this.write({ op: 'del', id: m.messageId });
         q.messages.delete(m.messageId);
       } else if (m.receiveCount >= q.settings.maxReceiveCount) {
-        const letter: DeadLetter = {
-          queue: q.settings.name,
-          messageId: m.messageId,
-          body: m.body,
-          receiveCount: m.receiveCount,
-          sentAt: new Date(m.sentAt).toISOString(),
-          deadAt: new Date(now).toISOString(),
-          lastError: error,
-        };
-        // Dead letter first: a crash in between leaves the message in both places (delivered
-        // again, which is allowed), never in neither.
-        this.write({ op: 'dlq', d: letter });
-        this.write({ op: 'del', id: m.messageId });
-        q.messages.delete(m.messageId);
-        q.dead.push(letter);
-        this.logger.warn(
-          `[queue ${q.settings.name}] message ${m.messageId} moved to the dead-letter list after ${m.receiveCount} receives`,
-        );
+        this.deadLetter(q, m, error, now);
       } else {
         m.lastError = error;
         m.visibleAt = now + Math.max(0, this.retryDelayMs(m.receiveCount));
@@ -431,6 +451,27 @@ export class LocalQueue implements QueuePort {
       }
     }
     this.maybeCompact();
+  }
+
+  private deadLetter(q: QueueState, m: Message, lastError: string, now: number): void {
+    const letter: DeadLetter = {
+      queue: q.settings.name,
+      messageId: m.messageId,
+      body: m.body,
+      receiveCount: m.receiveCount,
+      sentAt: new Date(m.sentAt).toISOString(),
+      deadAt: new Date(now).toISOString(),
+      lastError,
+    };
+    // Dead letter first: a crash in between leaves the message in both places (delivered
+    // again, which is allowed), never in neither.
+    this.write({ op: 'dlq', d: letter });
+    this.write({ op: 'del', id: m.messageId });
+    q.messages.delete(m.messageId);
+    q.dead.push(letter);
+    this.logger.warn(
+      `[queue ${q.settings.name}] message ${m.messageId} moved to the dead-letter list after ${m.receiveCount} receives`,
+    );
   }
 
   private isIdle(queue: string | undefined): boolean {
@@ -470,16 +511,20 @@ export class LocalQueue implements QueuePort {
     if (!journal) return;
     const byId = new Map<string, Message>();
     const dead = new Map<string, DeadLetter>();
+    // Messages whose last receive has no outcome: the process stopped while their worker ran.
+    const unanswered = new Set<string>();
     for (const e of journal.read()) {
       switch (e.op) {
         case 'put':
           byId.set(e.m.messageId, { ...e.m, inFlight: false });
+          unanswered.delete(e.m.messageId);
           break;
         case 'recv': {
           const m = byId.get(e.id);
           if (m) {
             m.receiveCount = e.receiveCount;
             m.firstReceivedAt ??= e.at;
+            unanswered.add(e.id);
           }
           break;
         }
@@ -489,10 +534,12 @@ export class LocalQueue implements QueuePort {
             m.visibleAt = e.visibleAt;
             m.lastError = e.lastError;
           }
+          unanswered.delete(e.id);
           break;
         }
         case 'del':
           byId.delete(e.id);
+          unanswered.delete(e.id);
           break;
         case 'dlq':
           dead.set(e.d.messageId, e.d);
@@ -505,8 +552,13 @@ export class LocalQueue implements QueuePort {
     let dropped = 0;
     for (const m of byId.values()) {
       const q = this.queues.get(m.queue);
-      if (q) q.messages.set(m.messageId, m);
-      else dropped++;
+      if (!q) {
+        dropped++;
+        continue;
+      }
+      // Visible again at once, as after the visibility timeout (the receive stays counted).
+      if (unanswered.has(m.messageId)) m.lastError = unfinished(m.receiveCount, q.settings.maxReceiveCount);
+      q.messages.set(m.messageId, m);
     }
     for (const d of dead.values()) {
       const q = this.queues.get(d.queue);
@@ -532,11 +584,20 @@ export class LocalQueue implements QueuePort {
     if (!this.journal) return;
     const entries: Entry[] = [];
     for (const q of this.queues.values()) {
-      for (const m of q.messages.values()) entries.push({ op: 'put', m: stored(m) });
+      for (const m of q.messages.values()) {
+        // A message still in flight (stop's grace ran out) keeps the fact that it did not finish.
+        const lastError = m.inFlight ? unfinished(m.receiveCount, q.settings.maxReceiveCount) : m.lastError;
+        entries.push({ op: 'put', m: { ...stored(m), lastError } });
+      }
       for (const d of q.dead) entries.push({ op: 'dlq', d });
     }
     this.journal.rewrite(entries);
   }
+}
+
+/** The last error of a message whose worker never answered (the process stopped meanwhile). */
+function unfinished(receiveCount: number, maxReceiveCount: number): string {
+  return `The worker did not finish: receive ${receiveCount} of ${maxReceiveCount} was never acknowledged (the process stopped while it ran)`;
 }
 
 function delaySeconds(value: number): number {
@@ -609,6 +670,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Task timed out after ${ms / 1000} seconds`)), ms);
+    // A worker that never settles must not keep the process alive on its own.
+    timer.unref();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -9,7 +9,10 @@
  *   skipped rather than overlapped.
  *
  * Due times are read from the injected clock, so a test with a settable clock can move time
- * forward and call `runDue()`. Timers are unref'd: they never keep a process alive on their own.
+ * forward and call `runDue()`; the runtime's clock calls `advanced(from)` after each move, which
+ * fires the one-off schedules that fell due and runs each started recurring schedule that had a
+ * run due in between (once, however many periods were skipped). Timers are unref'd: they never
+ * keep a process alive on their own.
  * With a data folder, one-off schedules are kept in `schedules.json` and survive a restart
  * (those that fell due while stopped fire on start).
  */
@@ -70,6 +73,8 @@ interface Recurring {
   readonly run: ScheduleRunner;
   timer: NodeJS.Timeout | undefined;
   running: Promise<void> | undefined;
+  /** Runs on its timers (`addRecurring` without `start: false`). */
+  started: boolean;
 }
 
 /** Longest single setTimeout; longer waits re-arm. */
@@ -140,10 +145,30 @@ export class LocalScheduler implements SchedulerPort {
   /** Registers a manifest schedule; it runs at each time its expression gives, until `stop()`. */
   addRecurring(def: ScheduleDef, run: ScheduleRunner, options: { start?: boolean } = {}): void {
     const next = nextRunFunction(def.expression, this.clock.now());
-    const r: Recurring = { def, next, run, timer: undefined, running: undefined };
+    const started = options.start !== false;
+    const r: Recurring = { def, next, run, timer: undefined, running: undefined, started };
     clearTimeout(this.recurring.get(def.name)?.timer);
     this.recurring.set(def.name, r);
-    if (options.start !== false) this.armRecurring(r);
+    if (started) this.armRecurring(r);
+  }
+
+  /**
+   * After the clock moved forward from `from`: delivers the one-off schedules now due (resolved
+   * once they are on their queue), and starts each running recurring schedule whose next run
+   * after `from` is due, without waiting for it; every timer is re-armed for the new time.
+   */
+  async advanced(from: Date): Promise<void> {
+    if (this.stopped) return;
+    const now = this.clock.now().getTime();
+    for (const r of this.recurring.values()) {
+      if (!r.started) continue;
+      clearTimeout(r.timer);
+      r.timer = undefined;
+      const due = r.next(from);
+      if (due && due.getTime() <= now && !r.running) void this.invoke(r);
+      this.armRecurring(r);
+    }
+    await this.runDue();
   }
 
   /** Runs a recurring schedule's handler now and waits for it (tests and manual triggers). */
