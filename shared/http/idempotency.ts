@@ -19,11 +19,11 @@
  *   that timed out learns the outcome.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError, conflict } from '../errors';
 import { defaults, manifest } from '../manifest';
 import type { Deps } from '../ports';
-import { isConditionFailed } from '../store/dynamo';
+import { conditionalUpdate, sendConditional } from '../store/dynamo';
 import { keys } from '../table';
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -212,8 +212,8 @@ async function acquire(
     requestedAt: now.toISOString(),
     expiresAt: nowSec + deps.config.idempotencyTtlSeconds,
   };
-  try {
-    await deps.db.send(
+  const claimed = await sendConditional(() =>
+    deps.db.send(
       new PutCommand({
         TableName: deps.tableName,
         Item: { ...itemKey, entity: 'idempotency', ...fresh },
@@ -221,44 +221,35 @@ async function acquire(
         ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
         ExpressionAttributeValues: { ':now': nowSec },
       }),
-    );
-    return { claim: claimOf(deps, fresh.claimId, false, leaseUntil), leaseToken };
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
+  if (claimed) return { claim: claimOf(deps, fresh.claimId, false, leaseUntil), leaseToken };
 
   const existing = await read(deps, itemKey);
   if (existing && existing.state === 'running' && existing.leaseUntil < nowSec) {
     // Abandoned: the same request resumes the claim; another one takes the key afresh.
     const resume = existing.request.bodySha256 === request.bodySha256;
     const claimId = resume ? existing.claimId : fresh.claimId;
-    try {
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: itemKey,
-          UpdateExpression:
-            'SET claimId = :claim, leaseToken = :token, leaseUntil = :lease, #request = :request, requestedAt = :at',
-          ConditionExpression: '#state = :running AND leaseToken = :old AND leaseUntil < :now',
-          ExpressionAttributeNames: { '#state': 'state', '#request': 'request' },
-          ExpressionAttributeValues: {
-            ':claim': claimId,
-            ':token': leaseToken,
-            ':lease': leaseUntil,
-            ':request': request,
-            ':at': resume ? existing.requestedAt : fresh.requestedAt,
-            ':running': 'running',
-            ':old': existing.leaseToken,
-            ':now': nowSec,
-          },
-        }),
-      );
-      return { claim: claimOf(deps, claimId, resume, leaseUntil), leaseToken };
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      // Another retry took it over first.
-      throw reuseError(await read(deps, itemKey), key);
-    }
+    const taken = await conditionalUpdate(deps, {
+      Key: itemKey,
+      UpdateExpression:
+        'SET claimId = :claim, leaseToken = :token, leaseUntil = :lease, #request = :request, requestedAt = :at',
+      ConditionExpression: '#state = :running AND leaseToken = :old AND leaseUntil < :now',
+      ExpressionAttributeNames: { '#state': 'state', '#request': 'request' },
+      ExpressionAttributeValues: {
+        ':claim': claimId,
+        ':token': leaseToken,
+        ':lease': leaseUntil,
+        ':request': request,
+        ':at': resume ? existing.requestedAt : fresh.requestedAt,
+        ':running': 'running',
+        ':old': existing.leaseToken,
+        ':now': nowSec,
+      },
+    });
+    if (taken) return { claim: claimOf(deps, claimId, resume, leaseUntil), leaseToken };
+    // Another retry took it over first.
+    throw reuseError(await read(deps, itemKey), key);
   }
   throw reuseError(existing, key);
 }
@@ -277,29 +268,22 @@ async function complete<T extends { statusCode: number; body?: unknown }>(
   result: T,
 ): Promise<void> {
   const response = storableResponse(result.body);
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: itemKey,
-        UpdateExpression: `SET #state = :done, statusCode = :code${response === undefined ? '' : ', #response = :response'}`,
-        ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeNames: {
-          '#state': 'state',
-          ...(response === undefined ? {} : { '#response': 'response' }),
-        },
-        ExpressionAttributeValues: {
-          ':done': 'completed',
-          ':code': result.statusCode,
-          ':token': leaseToken,
-          ...(response === undefined ? {} : { ':response': response }),
-        },
-      }),
-    );
-  } catch (error) {
-    // A retry took the claim over after this attempt's lease ran out; it records the outcome.
-    if (!isConditionFailed(error)) throw error;
-  }
+  // False when a retry took the claim over after this attempt's lease ran out; it records the outcome.
+  await conditionalUpdate(deps, {
+    Key: itemKey,
+    UpdateExpression: `SET #state = :done, statusCode = :code${response === undefined ? '' : ', #response = :response'}`,
+    ConditionExpression: 'leaseToken = :token',
+    ExpressionAttributeNames: {
+      '#state': 'state',
+      ...(response === undefined ? {} : { '#response': 'response' }),
+    },
+    ExpressionAttributeValues: {
+      ':done': 'completed',
+      ':code': result.statusCode,
+      ':token': leaseToken,
+      ...(response === undefined ? {} : { ':response': response }),
+    },
+  });
 }
 
 /** The response body as JSON, when it is small enough to keep with the key. */
@@ -313,35 +297,27 @@ function storableResponse(body: unknown): unknown {
   }
 }
 
+// Both conditional on this attempt's token: a retry that took the claim over is left alone.
 async function release(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
-  try {
-    await deps.db.send(
+  await sendConditional(() =>
+    deps.db.send(
       new DeleteCommand({
         TableName: deps.tableName,
         Key: itemKey,
         ConditionExpression: 'leaseToken = :token',
         ExpressionAttributeValues: { ':token': leaseToken },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 async function giveUpLease(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: itemKey,
-        UpdateExpression: 'SET leaseUntil = :zero',
-        ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeValues: { ':zero': 0, ':token': leaseToken },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await conditionalUpdate(deps, {
+    Key: itemKey,
+    UpdateExpression: 'SET leaseUntil = :zero',
+    ConditionExpression: 'leaseToken = :token',
+    ExpressionAttributeValues: { ':zero': 0, ':token': leaseToken },
+  });
 }
 
 function reuseError(item: IdemItem | undefined, key: string): AppError {

@@ -8,6 +8,15 @@ let nowMs = Date.parse('2026-01-01T00:00:10Z');
 const clock = { now: () => new Date(nowMs) };
 const rt = useLocalRuntime({ env: { RATE_LIMIT_PER_MINUTE: '5', IDEMPOTENCY_TTL_HOURS: '24' }, clock });
 
+/** A `/v1/send` request under `key`, as the route hands it to withIdempotency. */
+const sendRequest = (key: string | undefined, scope = 'POST /v1/send', projectId = rt.projectId) => ({
+  projectId,
+  scope,
+  key,
+  request: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } },
+  leaseSeconds: 29,
+});
+
 const send = (
   deps: Deps,
   key: string | undefined,
@@ -15,19 +24,9 @@ const send = (
   scope = 'POST /v1/send',
   projectId = rt.projectId,
 ) =>
-  withIdempotency(
-    deps,
-    {
-      projectId,
-      scope,
-      key,
-      request: { method: 'POST', path: '/v1/send', body: { to: 'a@b.c' } },
-      leaseSeconds: 29,
-    },
-    async () => ({
-      statusCode: status,
-    }),
-  );
+  withIdempotency(deps, sendRequest(key, scope, projectId), async () => ({
+    statusCode: status,
+  }));
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {
   try {
@@ -158,13 +157,7 @@ describe('Idempotency-Key', () => {
 
   it('keeps the claim of a request that failed part way, for the same request to resume at once', async () => {
     nowMs = Date.parse('2026-01-04T00:00:00Z');
-    const req = {
-      projectId: rt.projectId,
-      scope: 'POST /v1/send',
-      key: 'key-7',
-      request: { method: 'POST', path: '/v1/send', body: { to: 'x@y.z' } },
-      leaseSeconds: 29,
-    };
+    const req = sendRequest('key-7');
     const seen: { claimId: string; resumed: boolean }[] = [];
     await expect(
       withIdempotency(rt.deps, req, async (claim) => {
@@ -187,13 +180,7 @@ describe('Idempotency-Key', () => {
 
   it('lets exactly one of several retries take over an abandoned claim', async () => {
     nowMs = Date.parse('2026-01-05T00:00:00Z');
-    const req = {
-      projectId: rt.projectId,
-      scope: 'POST /v1/send',
-      key: 'key-8',
-      request: { method: 'POST', path: '/v1/send', body: { to: 'x@y.z' } },
-      leaseSeconds: 29,
-    };
+    const req = sendRequest('key-8');
     // The first attempt never finishes (its process died).
     void withIdempotency(rt.deps, req, () => new Promise<{ statusCode: number }>(() => {}));
     await new Promise((r) => setTimeout(r, 50));
