@@ -3,6 +3,9 @@
  * table in the embedded engine, and the repositories build keys with `keys` below: nothing else
  * knows key formats.
  *
+ * Indexes are named after the access pattern they serve (`indexes` below); repositories use those
+ * names, and the store (shared/store/store.ts) maps them to the physical `gsi1` and `gsi2`.
+ *
  * Every key starts with the project id (`P#<projectId>`), so one project can never address
  * another's items. The single exception is the API-key item, which is how a request finds its
  * project in the first place; it is keyed by the SHA-256 of the key and holds the project id.
@@ -17,11 +20,11 @@
  * - api key: by hash -> pk KEY#<sha256>, sk #KEY
  * - contact: by id -> pk P#<pid>#C#<cid>, sk #CONTACT
  * - contact: unique email claim, lookup by email -> pk P#<pid>#EMAIL#<lower email>, sk #EMAIL
- * - contacts: list newest/oldest first -> gsi1 (P#<pid>#CONTACTS, <createdAt>#<cid>)
- * - contacts: list by email -> gsi2 (P#<pid>#CONTACTS, <lower email>#<cid>)
+ * - contacts: list newest/oldest first -> contactsByCreation (P#<pid>#CONTACTS, <createdAt>#<cid>)
+ * - contacts: list by email -> contactsByEmail (P#<pid>#CONTACTS, <lower email>#<cid>)
  * - contact events: by contact, by time -> pk P#<pid>#C#<cid>, sk EV#<at>#<eid>
- * - events: recent in project -> gsi1 (P#<pid>#EVENTS, <at>#<eid>)
- * - events: by name -> gsi2 (P#<pid>#EVENT#<name>, <at>#<eid>)
+ * - events: recent in project -> eventsByTime (P#<pid>#EVENTS, <at>#<eid>)
+ * - events: by name -> eventsByName (P#<pid>#EVENT#<name>, <at>#<eid>)
  * - event names: registry with counts, all of a project -> pk P#<pid>#EVNAMES, sk <name>
  * - event counts per UTC hour (stats) -> pk P#<pid>#EVHOURS, sk <YYYY-MM-DDTHH> (TTL)
  * - custom field types: per project -> pk P#<pid>, sk FIELD#<path>
@@ -29,11 +32,11 @@
  * - sender domain: by id -> pk P#<pid>, sk DOMAINID#<id> (holds the name)
  * - sender domain name: which project holds it (exception) -> pk DOMAIN#<name>, sk #CLAIM
  * - sender domains: pending, all projects, least recently checked first (exception; sparse:
- *   only PENDING domains carry it) -> gsi1 (DOMAINS#PENDING, <checkedAt>#<pid>#<id>)
+ *   only PENDING domains carry it) -> pendingDomains (DOMAINS#PENDING, <checkedAt>#<pid>#<id>)
  * - segments, campaigns, workflows: by id, all of a project -> pk P#<pid>, sk SEGMENT#|CAMPAIGN#|WORKFLOW#<id>
  * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
  * - email records (one per recipient of a send): by id -> pk P#<pid>#MSG#<eid>, sk #MSG
- * - email records: recent in project -> gsi1 (P#<pid>#EMAILS, <createdAt>#<eid>)
+ * - email records: recent in project -> emailsByTime (P#<pid>#EMAILS, <createdAt>#<eid>)
  * - import jobs: by id (status, counts, checkpoint) -> pk P#<pid>#IMPORT#<jobId>, sk #JOB (TTL)
  * - import row errors: by job, in row order -> pk P#<pid>#IMPORT#<jobId>, sk ERR#<first row, 10 digits> (TTL)
  * - bulk jobs: by id (status, ids, counts, failures) -> pk P#<pid>#BULK#<jobId>, sk #JOB (TTL)
@@ -65,6 +68,45 @@ export const table = {
 
 export type IndexName = (typeof table.indexes)[number]['name'];
 
+/**
+ * Indexes by the access pattern they serve: repositories name these, never `gsi1`/`gsi2`. Patterns
+ * share a physical index where their partitions never meet (every partition value starts with the
+ * project id and the pattern's own suffix, see `keys`).
+ */
+export const indexes = {
+  /** Live contacts of a project, newest or oldest first (a tombstone leaves it). */
+  contactsByCreation: 'gsi1',
+  /** Live contacts of a project by lower-case email. */
+  contactsByEmail: 'gsi2',
+  /** Events of a project by time. */
+  eventsByTime: 'gsi1',
+  /** Events of one name by time. */
+  eventsByName: 'gsi2',
+  /** Email records of a project, newest first. */
+  emailsByTime: 'gsi1',
+  /** PENDING sender domains of every project, least recently checked first (sparse). */
+  pendingDomains: 'gsi1',
+} as const satisfies Record<string, IndexName>;
+
+export type AccessIndex = keyof typeof indexes;
+
+/** The key attribute names of an access pattern's index, or of the table itself. */
+export function keyAttributes(index?: AccessIndex): {
+  readonly partitionKey: string;
+  readonly sortKey: string;
+} {
+  if (!index) return table;
+  const def = table.indexes.find((i) => i.name === indexes[index]);
+  if (!def) throw new Error(`No index ${indexes[index]} for ${index}`);
+  return def;
+}
+
+/** The attributes that put an item in an access pattern's index, at `partition` and `sort`. */
+export function indexEntry(index: AccessIndex, partition: string, sort: string): Record<string, string> {
+  const { partitionKey, sortKey } = keyAttributes(index);
+  return { [partitionKey]: partition, [sortKey]: sort };
+}
+
 const P = (projectId: string) => `P#${projectId}`;
 
 /** Key builders. Only repositories call these. */
@@ -85,6 +127,7 @@ export const keys = {
     pk: `${P(projectId)}#C#${contactId}`,
     sk: `EV#${at}#${eventId}`,
   }),
+  contactEventPrefix: 'EV#',
   eventsIndex: (projectId: string) => `${P(projectId)}#EVENTS`,
   eventNameIndex: (projectId: string, name: string) => `${P(projectId)}#EVENT#${name}`,
   eventNamesPartition: (projectId: string) => `${P(projectId)}#EVNAMES`,
@@ -100,9 +143,10 @@ export const keys = {
   pendingDomainsIndex: 'DOMAINS#PENDING',
   pendingDomainSort: (checkedAt: string, projectId: string, domainId: string) =>
     `${checkedAt}#${projectId}#${domainId}`,
-  /** Prefixes of project-level definitions that may reference contact fields. */
-  definitionPrefixes: ['SEGMENT#', 'CAMPAIGN#', 'WORKFLOW#'] as const,
+  /** Prefixes of project-level definitions, which may reference fields, events and templates. */
+  definitionPrefixes: { segment: 'SEGMENT#', campaign: 'CAMPAIGN#', workflow: 'WORKFLOW#' } as const,
   field: (projectId: string, path: string) => ({ pk: P(projectId), sk: `FIELD#${path}` }),
+  fieldPrefix: 'FIELD#',
   template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),
   templatePrefix: 'TEMPLATE#',
   emailMessage: (projectId: string, emailId: string) => ({

@@ -7,14 +7,11 @@
  * update. A chunk that runs again after a crash reuses the saved plan, so an id the first run
  * deleted (and the purge removed) still counts as a success, not as unknown.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { failJobItem } from '../jobs/status';
 import type { Deps } from '../ports';
-import { conditionalUpdate } from '../store/dynamo';
+import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
 import type { BulkType } from './schemas';
-
-type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
 
 export type BulkStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -65,18 +62,15 @@ export async function createBulkJob(
     createdAt: input.createdAt,
     completedAt: null,
   };
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tableName,
-      Item: {
-        ...keys.bulkJob(input.projectId, input.jobId),
-        entity: 'bulkJob',
-        ...job,
-        expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + BULK_RETENTION_DAYS * 24 * 3600,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await storeOf(deps).write({
+    put: {
+      ...keys.bulkJob(input.projectId, input.jobId),
+      entity: 'bulkJob',
+      ...job,
+      expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + BULK_RETENTION_DAYS * 24 * 3600,
+    },
+    if: 'attribute_not_exists(pk)',
+  });
   return job;
 }
 
@@ -85,10 +79,7 @@ export async function getBulkJob(
   projectId: string,
   jobId: string,
 ): Promise<BulkJob | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(projectId, jobId), ConsistentRead: true }),
-  );
-  const item = out.Item;
+  const item = await storeOf(deps).get(keys.bulkJob(projectId, jobId), { consistent: true });
   if (!item || Number(item.expiresAt) * 1000 < deps.clock.now().getTime()) return undefined;
   return {
     jobId: String(item.jobId),
@@ -108,29 +99,28 @@ export async function getBulkJob(
 }
 
 export async function startBulkJob(deps: StoreDeps, job: BulkJob): Promise<boolean> {
-  return conditionalUpdate(deps, {
-    Key: keys.bulkJob(job.projectId, job.jobId),
-    UpdateExpression: 'SET #status = :processing',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':processing': 'processing', ':queued': 'queued' },
+  return storeOf(deps).writeIf({
+    update: keys.bulkJob(job.projectId, job.jobId),
+    expression: 'SET #status = :processing',
+    if: '#status = :queued',
+    names: { '#status': 'status' },
+    values: { ':processing': 'processing', ':queued': 'queued' },
   });
 }
 
 /** Saves the plan of the chunk at `from`, unless one is saved already; false if the job moved on. */
 export async function saveBulkPlan(deps: StoreDeps, job: BulkJob, from: number, found: readonly string[]) {
-  return conditionalUpdate(deps, {
-    Key: keys.bulkJob(job.projectId, job.jobId),
-    UpdateExpression: 'SET #plan = :plan',
-    ConditionExpression:
-      '#status = :processing AND #processed = :from AND (attribute_not_exists(#plan) OR #plan.#from <> :from)',
-    ExpressionAttributeNames: {
+  return storeOf(deps).writeIf({
+    update: keys.bulkJob(job.projectId, job.jobId),
+    expression: 'SET #plan = :plan',
+    if: '#status = :processing AND #processed = :from AND (attribute_not_exists(#plan) OR #plan.#from <> :from)',
+    names: {
       '#status': 'status',
       '#plan': 'plan',
       '#from': 'from',
       '#processed': 'processed',
     },
-    ExpressionAttributeValues: { ':plan': { from, found }, ':processing': 'processing', ':from': from },
+    values: { ':plan': { from, found }, ':processing': 'processing', ':from': from },
   });
 }
 
@@ -147,13 +137,13 @@ export async function commitBulkChunk(
     at: string;
   },
 ): Promise<boolean> {
-  return conditionalUpdate(deps, {
-    Key: keys.bulkJob(job.projectId, job.jobId),
-    UpdateExpression:
+  return storeOf(deps).writeIf({
+    update: keys.bulkJob(job.projectId, job.jobId),
+    expression:
       'SET #processed = :next, #errors = list_append(#errors, :failures), #status = :status, completedAt = :completedAt ' +
       'ADD #succeeded :succeeded, #failed :failed REMOVE #plan',
-    ConditionExpression: '#status = :processing AND #processed = :from',
-    ExpressionAttributeNames: {
+    if: '#status = :processing AND #processed = :from',
+    names: {
       '#status': 'status',
       '#plan': 'plan',
       '#processed': 'processed',
@@ -161,7 +151,7 @@ export async function commitBulkChunk(
       '#succeeded': 'succeeded',
       '#failed': 'failed',
     },
-    ExpressionAttributeValues: {
+    values: {
       ':next': chunk.next,
       ':failures': chunk.failures,
       ':status': chunk.done ? 'completed' : 'processing',
@@ -174,8 +164,9 @@ export async function commitBulkChunk(
   });
 }
 
+/** (`db` and `tableName` because `failJobItem`, shared/jobs/status.ts, still asks for them.) */
 export async function failBulkJob(
-  deps: StoreDeps,
+  deps: Pick<Deps, 'db' | 'tableName'>,
   job: Pick<BulkJob, 'projectId' | 'jobId'>,
   error: { code: string; message: string },
   at: string,

@@ -23,6 +23,7 @@ import { ssmParameterLoader } from '../adapters/aws/ssm-parameter';
 import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
 import { manifest, type QueueName } from '../manifest';
 import { type BlobPort, type Deps, randomIds, type SchedulerPort, systemClock } from '../ports';
+import { createStore } from '../store/store';
 
 export type EnvSource = Record<string, string | undefined>;
 
@@ -113,8 +114,10 @@ export function awsDeps(source: EnvSource = process.env): Deps {
   const { env } = settings;
   // Region and credentials come from the Lambda environment through the SDK's default chain.
   const ses = new SESv2Client({});
+  const db = createDocumentClient(new DynamoDBClient({}));
   return {
-    db: createDocumentClient(new DynamoDBClient({})),
+    store: createStore(db, env.TABLE_NAME),
+    db,
     tableName: env.TABLE_NAME,
     queue: new SqsQueue(new SQSClient({}), { queueUrls: settings.queueUrls }),
     scheduler: settings.schedulerRoleArn

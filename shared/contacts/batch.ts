@@ -15,24 +15,28 @@
  * created its contact survives a crash between the writes and the job's checkpoint: a redelivered
  * chunk that finds its own origin on the claim counts the row as imported again, not as updated.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { putEvent } from '../events/repository';
 import type { Deps } from '../ports';
-import { conditionalUpdate, type Item, sleep } from '../store/dynamo';
-import { keys } from '../table';
+import { type StoreDeps, sleep } from '../store/store';
+import { decideClaim } from './claim';
 import { applyDataPatch, type DataPatch, type DataValue } from './data';
 import { recordFieldTypes } from './field-types';
 import {
   type ContactRecord,
-  deleteClaimIf,
-  fromItem,
+  type EmailClaim,
   putClaim,
   putNewContact,
+  readClaims,
+  readContactRecords,
   replaceContact,
+  tagClaim,
 } from './repository';
-import { enqueuePurge } from './service';
+import { releaseClaim } from './service';
 
-export type BatchDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
+/** Bulk jobs read contacts by id as imports do. */
+export { readContactRecords } from './repository';
+
+export type BatchDeps = StoreDeps & Pick<Deps, 'clock' | 'ids' | 'queue'>;
 
 export interface ImportRow {
   /** Spreadsheet row number, unique within the import. */
@@ -50,12 +54,6 @@ export interface BatchOptions {
   readonly concurrency?: number;
   /** Rounds of re-reading emails whose conditional write lost a race. @default 8 */
   readonly maxRounds?: number;
-}
-
-interface Claim {
-  readonly contactId: string;
-  readonly origin?: string;
-  readonly pendingUntil?: string;
 }
 
 interface Group {
@@ -182,44 +180,53 @@ async function plan(
   projectId: string,
   importId: string,
   group: Group,
-  claim: Claim | undefined,
+  claim: EmailClaim | undefined,
   contacts: ReadonlyMap<string, ContactRecord>,
 ): Promise<Plan> {
   const now = deps.clock.now();
-  if (!claim) return createPlan(group, deps.ids.uuid(), true, undefined, now);
-  const current = contacts.get(claim.contactId);
-  if (!current) {
-    // The claim's creator stopped (or is between its two writes): complete it with the claimed id,
-    // as `upsertContact` does. A claim of this import names the row that made it; another
-    // writer's claim is first marked as ours, so that the count survives a crash as ours do.
-    const ours = claim.origin?.startsWith(`${importId}#`);
-    const originRow = ours ? Number(claim.origin!.slice(importId.length + 1)) : undefined;
-    const p = createPlan(group, claim.contactId, false, originRow, now);
-    if (ours || p.kind !== 'create') return p;
-    const tagged = await tagClaim(
-      deps,
-      projectId,
-      group.emailLower,
-      claim.contactId,
-      originOf(importId, firstCounted(p)),
-    );
-    return tagged ? p : { kind: 'retry', group };
-  }
-  if (current.deletedAt) {
-    await enqueuePurge(deps, projectId, current.id);
-    await deleteClaimIf(deps, projectId, group.emailLower, claim.contactId);
-    return { kind: 'retry', group };
-  }
-  if (current.emailLower !== group.emailLower) {
-    // A stale claim: its contact moved to another email, or is moving to this one right now.
-    if (!(claim.pendingUntil && Date.parse(claim.pendingUntil) > now.getTime())) {
-      await deleteClaimIf(deps, projectId, group.emailLower, claim.contactId);
+  const holder = claim && contacts.get(claim.contactId);
+  const decision = decideClaim({ emailLower: group.emailLower, claim, holder, now });
+  switch (decision.action) {
+    case 'claim':
+      return createPlan(group, deps.ids.uuid(), true, undefined, now);
+    case 'adopt': {
+      // Completed with the claimed id, as `upsertContact` does. A claim of this import names the
+      // row that made it; another writer's claim is first marked as ours, so that the count
+      // survives a crash as ours do.
+      const originRow = claim?.origin?.startsWith(`${importId}#`)
+        ? Number(claim.origin.slice(importId.length + 1))
+        : undefined;
+      const p = createPlan(group, decision.contactId, false, originRow, now);
+      if (originRow !== undefined || p.kind !== 'create') return p;
+      const tagged = await tagClaim(
+        deps,
+        projectId,
+        group.emailLower,
+        decision.contactId,
+        originOf(importId, firstCounted(p)),
+      );
+      return tagged ? p : { kind: 'retry', group };
     }
-    return { kind: 'retry', group };
+    case 'release':
+      await releaseClaim(deps, projectId, group.emailLower, decision);
+      return { kind: 'retry', group };
+    case 'wait':
+      return { kind: 'retry', group };
+    case 'update':
+      return mergePlan(group, decision.contact, now, (r) =>
+        claim?.origin === originOf(importId, r.row) ? 'imported' : 'updated',
+      );
   }
-  const { data, setPaths, counts } = applyRows(current.data, group.rows, (r) =>
-    claim.origin === originOf(importId, r.row) ? 'imported' : 'updated',
-  );
+}
+
+/** The rows applied to an existing contact: its next version, or nothing to write. */
+function mergePlan(
+  group: Group,
+  current: ContactRecord,
+  now: Date,
+  outcome: (row: ImportRow) => 'imported' | 'updated',
+): Plan {
+  const { data, setPaths, counts } = applyRows(current.data, group.rows, outcome);
   const unchanged = JSON.stringify(data) === JSON.stringify(current.data);
   if (unchanged) return { kind: 'done', group, counts };
   const { pendingEvents: _written, ...rest } = current;
@@ -297,76 +304,6 @@ function tryApply(data: ContactRecord['data'], patch: DataPatch) {
     // The only refusal is data growing past the size limit (the patch itself was validated).
     return undefined;
   }
-}
-
-/** Marks another writer's unfinished claim as completed by this import row. */
-async function tagClaim(
-  deps: BatchDeps,
-  projectId: string,
-  emailLower: string,
-  contactId: string,
-  origin: string,
-) {
-  return conditionalUpdate(deps, {
-    Key: keys.emailClaim(projectId, emailLower),
-    UpdateExpression: 'SET origin = :o',
-    ConditionExpression: 'contactId = :id AND attribute_not_exists(origin)',
-    ExpressionAttributeValues: { ':o': origin, ':id': contactId },
-  });
-}
-
-async function readClaims(deps: BatchDeps, projectId: string, emails: readonly string[]) {
-  const out = new Map<string, Claim>();
-  const items = await batchGet(
-    deps,
-    emails.map((e) => keys.emailClaim(projectId, e)),
-  );
-  for (const item of items) {
-    out.set(String(item.email), {
-      contactId: String(item.contactId),
-      ...(typeof item.origin === 'string' ? { origin: item.origin } : {}),
-      ...(typeof item.pendingUntil === 'string' ? { pendingUntil: item.pendingUntil } : {}),
-    });
-  }
-  return out;
-}
-
-/** Contact records by id (tombstones included), read in batches of 100. */
-export async function readContactRecords(
-  deps: Pick<Deps, 'db' | 'tableName'>,
-  projectId: string,
-  ids: readonly string[],
-) {
-  const out = new Map<string, ContactRecord>();
-  for (const item of await batchGet(
-    deps,
-    ids.map((id) => keys.contact(projectId, id)),
-  )) {
-    const record = fromItem(item);
-    out.set(record.id, record);
-  }
-  return out;
-}
-
-/** Consistent reads, 100 keys per call, unprocessed keys retried with backoff. */
-async function batchGet(
-  deps: Pick<Deps, 'db' | 'tableName'>,
-  itemKeys: readonly { pk: string; sk: string }[],
-): Promise<Item[]> {
-  const out: Item[] = [];
-  for (let i = 0; i < itemKeys.length; i += 100) {
-    let pending = itemKeys.slice(i, i + 100);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('BatchGet kept returning unprocessed keys');
-      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-      const res = await deps.db.send(
-        new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      out.push(...(res.Responses?.[deps.tableName] ?? []));
-      pending = (res.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as { pk: string; sk: string }[];
-    }
-  }
-  return out;
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */

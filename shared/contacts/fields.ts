@@ -5,16 +5,15 @@
  * Coverage and values read the project's contacts through the contacts index (a Query, never a
  * Scan); their cost grows with the project, so they belong to dashboard use, not hot paths.
  */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { badRequest, notFound, validationError } from '../errors';
 import type { Deps } from '../ports';
-import { queryAll } from '../store/dynamo';
-import { keys } from '../table';
+import type { StoreDeps } from '../store/store';
 import { type ContactData, dataPathIssues, type FieldType, getPath, leafPaths, removePath } from './data';
-import { forgetFieldTypes, listFieldTypes } from './field-types';
-import { fromItem, getContactRecord, replaceContact } from './repository';
+import { forgetFieldTypes } from './field-types';
+import { allContacts, deleteFieldType, getContactRecord, listFieldTypes, replaceContact } from './repository';
 
-type FieldDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'queue'>;
+type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue'>;
 
 export const STANDARD_FIELDS: Readonly<Record<string, FieldType>> = {
   email: 'string',
@@ -42,22 +41,11 @@ export function parseFieldName(raw: string): { standard: string } | { custom: st
   return { custom: path };
 }
 
-async function* contactsOf(deps: FieldDeps, projectId: string) {
-  for await (const item of queryAll(deps.db, {
-    TableName: deps.tableName,
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :p',
-    ExpressionAttributeValues: { ':p': keys.contactsIndex(projectId) },
-  })) {
-    yield fromItem(item);
-  }
-}
-
 export async function listFields(deps: FieldDeps, projectId: string): Promise<FieldDescriptor[]> {
   const types = await listFieldTypes(deps, projectId);
   const counts = new Map<string, number>();
   let total = 0;
-  for await (const contact of contactsOf(deps, projectId)) {
+  for await (const contact of allContacts(deps, projectId)) {
     total++;
     for (const path of leafPaths(contact.data)) counts.set(path, (counts.get(path) ?? 0) + 1);
   }
@@ -103,7 +91,7 @@ export async function fieldValues(
   const name = parseFieldName(raw);
   if ('custom' in name) await requireCustomField(deps, projectId, name.custom);
   const tally = new Map<string, { value: unknown; n: number }>();
-  for await (const contact of contactsOf(deps, projectId)) {
+  for await (const contact of allContacts(deps, projectId)) {
     const value: unknown =
       'custom' in name
         ? getPath(contact.data, name.custom)
@@ -132,14 +120,14 @@ export async function fieldUsage(deps: FieldDeps, projectId: string, raw: string
   const field = 'custom' in name ? `data.${name.custom}` : name.standard;
   if ('custom' in name) await requireCustomField(deps, projectId, name.custom);
   const usage: FieldUsage = { field, segments: [], campaigns: [], workflows: [] };
-  const lists = { 'SEGMENT#': usage.segments, 'CAMPAIGN#': usage.campaigns, 'WORKFLOW#': usage.workflows };
-  for (const prefix of keys.definitionPrefixes) {
-    for await (const item of queryAll(deps.db, {
-      TableName: deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': prefix },
-    })) {
-      if (references(item, field)) lists[prefix].push({ id: String(item.id), name: String(item.name ?? '') });
+  const lists: Record<DefinitionKind, FieldUsage['segments']> = {
+    segment: usage.segments,
+    campaign: usage.campaigns,
+    workflow: usage.workflows,
+  };
+  for (const kind of DEFINITION_KINDS) {
+    for await (const { item } of definitionItems(deps, projectId, kind)) {
+      if (references(item, field)) lists[kind].push({ id: String(item.id), name: String(item.name ?? '') });
     }
   }
   return usage;
@@ -173,9 +161,7 @@ export async function deleteField(
   const types = await requireCustomField(deps, projectId, name.custom);
   // Queue first: if we crash after it, the strip still runs; the type records are removed below.
   await deps.queue.send('jobs', { type: 'field.strip', projectId, path: name.custom });
-  for (const t of types) {
-    await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.field(projectId, t.path) }));
-  }
+  for (const t of types) await deleteFieldType(deps, projectId, t.path);
   forgetFieldTypes(deps, projectId, name.custom);
   return { field: `data.${name.custom}`, deleted: true };
 }
@@ -183,7 +169,7 @@ export async function deleteField(
 /** Maintenance job: removes a data path from every contact that has it. Idempotent. */
 export async function stripField(deps: FieldDeps, projectId: string, path: string): Promise<number> {
   let changed = 0;
-  for await (const contact of contactsOf(deps, projectId)) {
+  for await (const contact of allContacts(deps, projectId)) {
     let current = contact;
     for (let attempt = 0; attempt < 8; attempt++) {
       const data = structuredClone(current.data) as ContactData;

@@ -6,14 +6,15 @@
  * so a crash in between leaves a claim whose contact is missing; readers treat such a claim as
  * nothing, and the next upsert of that email adopts it (creating the contact with the claimed id).
  * A contact whose email changed leaves a stale claim that readers recognise (the contact's email
- * differs) and writers remove.
+ * differs) and writers remove. What a writer does with the claim and contact it read is decided
+ * in `claim.ts`.
+ *
+ * The custom field types of a project (`FIELD#<path>`) are kept here too.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../events/repository';
-import type { Deps } from '../ports';
-import { type Item, isConditionFailed, sendConditional } from '../store/dynamo';
-import { keys } from '../table';
-import type { ContactData } from './data';
+import { type Item, type Key, type Query, type StoreDeps, storeOf } from '../store/store';
+import { type AccessIndex, indexEntry, keyAttributes, keys } from '../table';
+import type { ContactData, FieldType } from './data';
 
 export interface Contact {
   readonly id: string;
@@ -39,9 +40,12 @@ export interface EmailClaim {
   readonly email: string;
   /** While set and in the future, an email change to this address is in progress. */
   readonly pendingUntil?: string;
+  /** The import row (`<importId>#<row>`) that created the claim or completed its contact. */
+  readonly origin?: string;
 }
 
-export type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
+/** The list indexes of a live contact; a tombstone leaves both. */
+const LIST_INDEXES: readonly AccessIndex[] = ['contactsByCreation', 'contactsByEmail'];
 
 export function toItem(projectId: string, c: ContactRecord): Item {
   const index = keys.contactsIndex(projectId);
@@ -50,10 +54,8 @@ export function toItem(projectId: string, c: ContactRecord): Item {
     ...(c.deletedAt
       ? {}
       : {
-          gsi1pk: index,
-          gsi1sk: `${c.createdAt}#${c.id}`,
-          gsi2pk: index,
-          gsi2sk: `${c.emailLower}#${c.id}`,
+          ...indexEntry('contactsByCreation', index, `${c.createdAt}#${c.id}`),
+          ...indexEntry('contactsByEmail', index, `${c.emailLower}#${c.id}`),
         }),
     entity: 'contact',
     ...c,
@@ -96,14 +98,17 @@ export async function getContactRecord(
   projectId: string,
   contactId: string,
 ): Promise<ContactRecord | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tableName,
-      Key: keys.contact(projectId, contactId),
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item ? fromItem(out.Item) : undefined;
+  const item = await storeOf(deps).get(keys.contact(projectId, contactId), { consistent: true });
+  return item ? fromItem(item) : undefined;
+}
+
+function claimOf(item: Item): EmailClaim {
+  return {
+    contactId: String(item.contactId),
+    email: String(item.email),
+    ...(typeof item.pendingUntil === 'string' ? { pendingUntil: item.pendingUntil } : {}),
+    ...(typeof item.origin === 'string' ? { origin: item.origin } : {}),
+  };
 }
 
 export async function getClaim(
@@ -111,19 +116,51 @@ export async function getClaim(
   projectId: string,
   email: string,
 ): Promise<EmailClaim | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tableName,
-      Key: keys.emailClaim(projectId, email),
-      ConsistentRead: true,
-    }),
-  );
-  if (!out.Item) return undefined;
-  return {
-    contactId: String(out.Item.contactId),
-    email: String(out.Item.email),
-    ...(typeof out.Item.pendingUntil === 'string' ? { pendingUntil: out.Item.pendingUntil } : {}),
-  };
+  const item = await storeOf(deps).get(keys.emailClaim(projectId, email), { consistent: true });
+  return item ? claimOf(item) : undefined;
+}
+
+/** Items by key, strongly consistent (100 keys a request), mapped and indexed as asked. */
+async function readAll<T>(
+  deps: StoreDeps,
+  itemKeys: readonly Key[],
+  indexOf: (item: Item) => string,
+  map: (item: Item) => T,
+): Promise<Map<string, T>> {
+  const items = await storeOf(deps).batchGet(itemKeys, { consistent: true });
+  return new Map(items.map((item) => [indexOf(item), map(item)]));
+}
+
+/** The claims of these lower-case emails, by email. */
+export function readClaims(deps: StoreDeps, projectId: string, emails: readonly string[]) {
+  const claimKeys = emails.map((e) => keys.emailClaim(projectId, e));
+  return readAll(deps, claimKeys, (item) => String(item.email), claimOf);
+}
+
+/** Contact records by id, tombstones included. */
+export function readContactRecords(deps: StoreDeps, projectId: string, ids: readonly string[]) {
+  const contactKeys = ids.map((id) => keys.contact(projectId, id));
+  return readAll(deps, contactKeys, (item) => String(item.id), fromItem);
+}
+
+/**
+ * The live contacts holding these lower-case emails, by email: for each 100 emails, one batched
+ * read of their claims and one of the contacts behind them.
+ */
+export async function findContactsByEmail(
+  deps: StoreDeps,
+  projectId: string,
+  emails: readonly string[],
+): Promise<Map<string, ContactRecord>> {
+  const found = new Map<string, ContactRecord>();
+  for (let i = 0; i < emails.length; i += 100) {
+    const claims = await readClaims(deps, projectId, emails.slice(i, i + 100));
+    const ids = [...new Set([...claims.values()].map((c) => c.contactId))];
+    for (const record of (await readContactRecords(deps, projectId, ids)).values()) {
+      if (!record.deletedAt) found.set(record.emailLower, record);
+    }
+  }
+  return found;
 }
 
 /**
@@ -138,51 +175,47 @@ export async function putClaim(
   contactId: string,
   options: { pendingUntil?: string; origin?: string } = {},
 ): Promise<boolean> {
-  return sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: {
-          ...keys.emailClaim(projectId, email),
-          entity: 'emailClaim',
-          contactId,
-          email: email.toLowerCase(),
-          ...(options.pendingUntil ? { pendingUntil: options.pendingUntil } : {}),
-          ...(options.origin ? { origin: options.origin } : {}),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({
+    put: {
+      ...keys.emailClaim(projectId, email),
+      entity: 'emailClaim',
+      contactId,
+      email: email.toLowerCase(),
+      ...(options.pendingUntil ? { pendingUntil: options.pendingUntil } : {}),
+      ...(options.origin ? { origin: options.origin } : {}),
+    },
+    if: 'attribute_not_exists(pk)',
+  });
+}
+
+/** Marks another writer's unfinished claim as completed by an import row; false if it changed. */
+export async function tagClaim(
+  deps: StoreDeps,
+  projectId: string,
+  emailLower: string,
+  contactId: string,
+  origin: string,
+): Promise<boolean> {
+  return storeOf(deps).writeIf({
+    update: keys.emailClaim(projectId, emailLower),
+    expression: 'SET origin = :o',
+    if: 'contactId = :id AND attribute_not_exists(origin)',
+    values: { ':o': origin, ':id': contactId },
+  });
 }
 
 /** Removes a claim only if it still points at `contactId`. */
 export async function deleteClaimIf(deps: StoreDeps, projectId: string, email: string, contactId: string) {
-  try {
-    await deps.db.send(
-      new DeleteCommand({
-        TableName: deps.tableName,
-        Key: keys.emailClaim(projectId, email),
-        ConditionExpression: 'contactId = :id',
-        ExpressionAttributeValues: { ':id': contactId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await storeOf(deps).writeIf({
+    delete: keys.emailClaim(projectId, email),
+    if: 'contactId = :id',
+    values: { ':id': contactId },
+  });
 }
 
 /** Creates the contact item; false when an item with that id exists already. */
 export async function putNewContact(deps: StoreDeps, projectId: string, c: ContactRecord): Promise<boolean> {
-  return sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: toItem(projectId, c),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({ put: toItem(projectId, c), if: 'attribute_not_exists(pk)' });
 }
 
 /** Replaces the contact if nobody changed it since `expectedVersion`; false otherwise. */
@@ -192,36 +225,110 @@ export async function replaceContact(
   c: ContactRecord,
   expectedVersion: number,
 ): Promise<boolean> {
-  return sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: toItem(projectId, c),
-        ConditionExpression: 'version = :v AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':v': expectedVersion },
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({
+    put: toItem(projectId, c),
+    if: 'version = :v AND attribute_not_exists(deletedAt)',
+    values: { ':v': expectedVersion },
+  });
 }
 
 /** Marks a contact deleted and drops it from the list indexes; false if it is missing or gone. */
 export async function tombstoneContact(deps: StoreDeps, projectId: string, contactId: string, at: string) {
-  return sendConditional(() =>
-    deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.contact(projectId, contactId),
-        UpdateExpression:
-          'SET deletedAt = :at, version = version + :one REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':at': at, ':one': 1 },
-      }),
-    ),
-  );
+  const indexAttributes = LIST_INDEXES.flatMap((index) => {
+    const { partitionKey, sortKey } = keyAttributes(index);
+    return [partitionKey, sortKey];
+  });
+  return storeOf(deps).writeIf({
+    update: keys.contact(projectId, contactId),
+    expression: `SET deletedAt = :at, version = version + :one REMOVE ${indexAttributes.join(', ')}`,
+    if: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    values: { ':at': at, ':one': 1 },
+  });
 }
 
 export async function deleteContactItem(deps: StoreDeps, projectId: string, contactId: string) {
-  await deps.db.send(
-    new DeleteCommand({ TableName: deps.tableName, Key: keys.contact(projectId, contactId) }),
-  );
+  await storeOf(deps).write({ delete: keys.contact(projectId, contactId) });
+}
+
+/** Which contacts a list reads: its order, and the filters applied to what the index holds. */
+export interface ContactFilter {
+  readonly order: 'createdAt' | 'email';
+  readonly subscribed?: boolean;
+  /** Part of the email, any case. */
+  readonly search?: string;
+}
+
+function contactsQuery(projectId: string, f: ContactFilter): Query {
+  const filters: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (f.subscribed !== undefined) {
+    filters.push('subscribed = :s');
+    values[':s'] = f.subscribed;
+  }
+  if (f.search) {
+    filters.push('contains(emailLower, :q)');
+    values[':q'] = f.search.toLowerCase();
+  }
+  return {
+    index: f.order === 'email' ? 'contactsByEmail' : 'contactsByCreation',
+    partition: keys.contactsIndex(projectId),
+    ...(filters.length > 0 ? { filter: filters.join(' AND '), values } : {}),
+  };
+}
+
+/** Reads per page at most when filters discard many items (keeps latency bounded). */
+const MAX_READS_PER_PAGE = 10;
+
+/** One page of the project's live contacts; the cursor is the list's own (400 in another list). */
+export async function listContactPage(
+  deps: StoreDeps,
+  projectId: string,
+  q: ContactFilter & { readonly dir: 'asc' | 'desc'; readonly limit: number; readonly cursor?: string },
+): Promise<{ records: ContactRecord[]; cursor: string; hasMore: boolean }> {
+  const page = await storeOf(deps).page(contactsQuery(projectId, q), {
+    limit: q.limit,
+    cursor: q.cursor,
+    forward: q.dir === 'asc',
+    maxRequests: MAX_READS_PER_PAGE,
+  });
+  return { records: page.items.map(fromItem), cursor: page.cursor, hasMore: page.hasMore };
+}
+
+/** How many live contacts the filter keeps: reads the project's whole contact index. */
+export async function countContacts(deps: StoreDeps, projectId: string, f: ContactFilter): Promise<number> {
+  return storeOf(deps).count(contactsQuery(projectId, f));
+}
+
+/** Every live contact of the project, oldest first (background work and dashboard reads). */
+export async function* allContacts(deps: StoreDeps, projectId: string): AsyncGenerator<ContactRecord> {
+  for await (const item of storeOf(deps).queryAll(contactsQuery(projectId, { order: 'createdAt' }))) {
+    yield fromItem(item);
+  }
+}
+
+export interface FieldTypeRecord {
+  readonly path: string;
+  readonly type: FieldType;
+  readonly createdAt: string;
+}
+
+/** Stores a field's type unless the project has one for that path already (the first type wins). */
+export async function putFieldTypeIfNew(deps: StoreDeps, projectId: string, record: FieldTypeRecord) {
+  return storeOf(deps).writeIf({
+    put: { ...keys.field(projectId, record.path), entity: 'field', ...record },
+    if: 'attribute_not_exists(pk)',
+  });
+}
+
+export async function listFieldTypes(deps: StoreDeps, projectId: string): Promise<FieldTypeRecord[]> {
+  const out: FieldTypeRecord[] = [];
+  const query = { partition: keys.projectPartition(projectId), sort: { beginsWith: keys.fieldPrefix } };
+  for await (const item of storeOf(deps).queryAll(query)) {
+    out.push({ path: String(item.path), type: item.type as FieldType, createdAt: String(item.createdAt) });
+  }
+  return out;
+}
+
+export async function deleteFieldType(deps: StoreDeps, projectId: string, path: string): Promise<void> {
+  await storeOf(deps).write({ delete: keys.field(projectId, path) });
 }

@@ -2,21 +2,22 @@
  * Contact use cases: upsert by email, get, patch, delete, list and lookup. Every call is scoped
  * by the caller's project; another project's ids are simply not found.
  */
-import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../errors';
 import { type EventRecord, putEvent } from '../events/repository';
 import type { Deps } from '../ports';
-import { decodeCursor, encodeCursor, type Item, sleep } from '../store/dynamo';
-import { keys } from '../table';
+import { type StoreDeps, sleep } from '../store/store';
+import { decideClaim } from './claim';
 import { applyDataPatch, type DataPatch } from './data';
 import { recordFieldTypes } from './field-types';
 import {
   type Contact,
   type ContactRecord,
+  countContacts,
   deleteClaimIf,
-  fromItem,
+  findContactsByEmail,
   getClaim,
   getContactRecord,
+  listContactPage,
   present,
   putClaim,
   putNewContact,
@@ -24,7 +25,7 @@ import {
   tombstoneContact,
 } from './repository';
 
-export type ContactDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
+export type ContactDeps = StoreDeps & Pick<Deps, 'clock' | 'ids' | 'queue'>;
 
 export const SUBSCRIBED_EVENT = 'contact.subscribed';
 export const UNSUBSCRIBED_EVENT = 'contact.unsubscribed';
@@ -71,38 +72,37 @@ export async function upsertContact(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt);
     const claim = await getClaim(deps, projectId, emailLower);
-    if (!claim) {
-      const id = deps.ids.uuid();
-      if (!(await putClaim(deps, projectId, emailLower, id))) continue;
-      const created = await createWithId(deps, projectId, id, email, input, options);
-      if (created) return created;
-      continue;
-    }
-    const current = await getContactRecord(deps, projectId, claim.contactId);
-    if (!current) {
-      // The claim's creator crashed (or is between its two writes): adopt the claimed id.
-      const created = await createWithId(deps, projectId, claim.contactId, email, input, options);
-      if (created) return created;
-      continue;
-    }
-    if (current.deletedAt || current.emailLower !== emailLower) {
-      if (
-        !current.deletedAt &&
-        claim.pendingUntil &&
-        Date.parse(claim.pendingUntil) > deps.clock.now().getTime()
-      ) {
-        continue; // another request is moving a contact to this email right now
+    const holder = claim && (await getContactRecord(deps, projectId, claim.contactId));
+    const decision = decideClaim({ emailLower, claim, holder, now: deps.clock.now() });
+    // Every write below is conditional: one that loses a race goes round again.
+    switch (decision.action) {
+      case 'claim': {
+        const id = deps.ids.uuid();
+        if (!(await putClaim(deps, projectId, emailLower, id))) continue;
+        const created = await createWithId(deps, projectId, id, email, input, options);
+        if (created) return created;
+        continue;
       }
-      if (current.deletedAt) await enqueuePurge(deps, projectId, current.id);
-      await deleteClaimIf(deps, projectId, emailLower, claim.contactId);
-      continue;
+      case 'adopt': {
+        const created = await createWithId(deps, projectId, decision.contactId, email, input, options);
+        if (created) return created;
+        continue;
+      }
+      case 'update': {
+        const updated = await updateRecord(deps, projectId, decision.contact, {
+          subscribed: input.subscribed,
+          patch: input.patch,
+          source: input.source,
+        });
+        if (updated) return { contact: updated.record, isNew: false, subscriptionEvent: updated.event };
+        continue;
+      }
+      case 'release':
+        await releaseClaim(deps, projectId, emailLower, decision);
+        continue;
+      case 'wait':
+        continue;
     }
-    const updated = await updateRecord(deps, projectId, current, {
-      subscribed: input.subscribed,
-      patch: input.patch,
-      source: input.source,
-    });
-    if (updated) return { contact: updated.record, isNew: false, subscriptionEvent: updated.event };
   }
   throw conflict('CONTACT_BUSY', 'The contact is being changed by another request; retry shortly', { email });
 }
@@ -246,23 +246,17 @@ async function claimForMove(deps: ContactDeps, projectId: string, contactId: str
     if (!claim) continue;
     if (claim.contactId === contactId) return;
     const holder = await getContactRecord(deps, projectId, claim.contactId);
-    const taken = () =>
-      conflict('CONTACT_EMAIL_TAKEN', 'Another contact in this project already has this email', {
+    const decision = decideClaim({ emailLower: email.toLowerCase(), claim, holder, now: deps.clock.now() });
+    // Unless the claim is stale, the email belongs to another contact: it has it, is moving to it
+    // right now, or is being created with it (a claim whose contact is missing: a create in
+    // flight, or one that crashed and that the next upsert of the email completes).
+    if (decision.action !== 'release') {
+      throw conflict('CONTACT_EMAIL_TAKEN', 'Another contact in this project already has this email', {
         email,
         contactId: claim.contactId,
       });
-    // No contact behind the claim: a create is in flight, or crashed and the next upsert of the
-    // email completes it. Either way the email belongs to that contact.
-    if (!holder) throw taken();
-    if (holder.deletedAt) {
-      await enqueuePurge(deps, projectId, holder.id);
-    } else if (holder.emailLower === email.toLowerCase()) {
-      throw taken();
-    } else if (claim.pendingUntil && Date.parse(claim.pendingUntil) > deps.clock.now().getTime()) {
-      throw taken(); // another contact is moving to this email right now
     }
-    // Otherwise the claim is stale (its contact was deleted or moved away): free it and retry.
-    await deleteClaimIf(deps, projectId, email, claim.contactId);
+    await releaseClaim(deps, projectId, email, decision);
   }
   throw conflict('CONTACT_BUSY', 'The email is being changed by another request; retry shortly', { email });
 }
@@ -289,6 +283,20 @@ export async function enqueuePurge(deps: ContactDeps, projectId: string, contact
   await deps.queue.send('jobs', { type: 'contact.purge', projectId, contactId });
 }
 
+/**
+ * Frees a stale claim (a `release` decision): a deleted holder's purge is asked for again (the
+ * purge is what removes its claim), then the claim goes if it still points at that contact.
+ */
+export async function releaseClaim(
+  deps: ContactDeps,
+  projectId: string,
+  emailLower: string,
+  release: { readonly contactId: string; readonly purge: boolean },
+): Promise<void> {
+  if (release.purge) await enqueuePurge(deps, projectId, release.contactId);
+  await deleteClaimIf(deps, projectId, emailLower, release.contactId);
+}
+
 export interface ListQuery {
   readonly limit: number;
   readonly cursor?: string;
@@ -305,86 +313,20 @@ export interface CursorPage<T> {
   readonly total: number;
 }
 
-/** Pages read per request at most when filters discard many items (keeps latency bounded). */
-const MAX_PAGES_PER_REQUEST = 10;
-
 export async function listContacts(
   deps: ContactDeps,
   projectId: string,
   q: ListQuery,
 ): Promise<CursorPage<Contact>> {
-  const index = q.sort === 'email' ? 'gsi2' : 'gsi1';
-  const pkName = `${index}pk`;
-  const partition = keys.contactsIndex(projectId);
-  const base = baseQuery(deps, index, partition, q);
-  const found: Item[] = [];
-  let startKey = decodeCursor(q.cursor, { [pkName]: partition });
-  let lastKey: Record<string, unknown> | undefined;
-  for (let page = 0; page < MAX_PAGES_PER_REQUEST; page++) {
-    const out = await deps.db.send(
-      new QueryCommand({
-        ...base,
-        ScanIndexForward: q.dir === 'asc',
-        Limit: q.limit + 1,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    found.push(...(out.Items ?? []));
-    lastKey = out.LastEvaluatedKey;
-    if (found.length > q.limit || !lastKey) break;
-    startKey = lastKey;
-  }
-  let hasMore: boolean;
-  let cursor: string;
-  if (found.length > q.limit) {
-    found.length = q.limit;
-    const last = found[found.length - 1]!;
-    hasMore = true;
-    cursor = encodeCursor({
-      pk: last.pk,
-      sk: last.sk,
-      [pkName]: last[pkName],
-      [`${index}sk`]: last[`${index}sk`],
-    });
-  } else {
-    hasMore = lastKey !== undefined;
-    cursor = hasMore ? encodeCursor(lastKey) : '';
-  }
-  const total = q.cursor ? 0 : await countContacts(deps, base);
-  return { data: found.map((item) => present(fromItem(item))), cursor, hasMore, total };
-}
-
-function baseQuery(deps: ContactDeps, index: string, partition: string, q: ListQuery): QueryCommandInput {
-  const filters: string[] = [];
-  const values: Record<string, unknown> = { ':p': partition };
-  if (q.subscribed !== undefined) {
-    filters.push('subscribed = :s');
-    values[':s'] = q.subscribed;
-  }
-  if (q.search) {
-    filters.push('contains(emailLower, :q)');
-    values[':q'] = q.search.toLowerCase();
-  }
-  return {
-    TableName: deps.tableName,
-    IndexName: index,
-    KeyConditionExpression: `${index}pk = :p`,
-    ExpressionAttributeValues: values,
-    ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-  };
-}
-
-async function countContacts(deps: ContactDeps, base: QueryCommandInput): Promise<number> {
-  let total = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await deps.db.send(
-      new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }),
-    );
-    total += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return total;
+  const filter = { order: q.sort, subscribed: q.subscribed, search: q.search };
+  const page = await listContactPage(deps, projectId, {
+    ...filter,
+    dir: q.dir,
+    limit: q.limit,
+    cursor: q.cursor,
+  });
+  const total = q.cursor ? 0 : await countContacts(deps, projectId, filter);
+  return { data: page.records.map(present), cursor: page.cursor, hasMore: page.hasMore, total };
 }
 
 export interface LookupResult {
@@ -399,23 +341,11 @@ export async function lookupContacts(
   emails: readonly string[],
 ): Promise<LookupResult> {
   const unique = [...new Map(emails.map((e) => [e.trim().toLowerCase(), e.trim()])).entries()];
-  const byLower = new Map<string, ContactRecord>();
-  for (let i = 0; i < unique.length; i += 100) {
-    const chunk = unique.slice(i, i + 100);
-    const claims = await batchGet(
-      deps,
-      chunk.map(([lower]) => keys.emailClaim(projectId, lower)),
-    );
-    const contactIds = [...new Set(claims.map((c) => String(c.contactId)))];
-    const contacts = await batchGet(
-      deps,
-      contactIds.map((id) => keys.contact(projectId, id)),
-    );
-    for (const item of contacts) {
-      const record = fromItem(item);
-      if (!record.deletedAt) byLower.set(record.emailLower, record);
-    }
-  }
+  const byLower = await findContactsByEmail(
+    deps,
+    projectId,
+    unique.map(([lower]) => lower),
+  );
   const found: LookupResult['found'] = [];
   const missing: string[] = [];
   for (const [lower, original] of unique) {
@@ -424,19 +354,4 @@ export async function lookupContacts(
     else missing.push(original);
   }
   return { found, notFound: missing };
-}
-
-async function batchGet(deps: ContactDeps, itemKeys: { pk: string; sk: string }[]): Promise<Item[]> {
-  const out: Item[] = [];
-  let pending = itemKeys;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-    if (attempt > 8) throw new Error('BatchGet kept returning unprocessed keys');
-    const res = await deps.db.send(
-      new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending, ConsistentRead: true } } }),
-    );
-    out.push(...(res.Responses?.[deps.tableName] ?? []));
-    pending = (res.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as { pk: string; sk: string }[];
-  }
-  return out;
 }

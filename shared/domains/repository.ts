@@ -13,15 +13,9 @@
  * repairs: a pointer whose domain is missing (or has another id) answers 404; a claim whose
  * project holds no domain of that name is stale once older than any request can run.
  */
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  type PutCommandInput,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../ports';
-import { keys } from '../table';
+import { type StoreDeps, storeOf } from '../store/store';
+import { indexEntry, keys } from '../table';
 
 export type DomainStatus = 'PENDING' | 'VERIFIED' | 'FAILED';
 export type RecordPurpose = 'DKIM' | 'MAIL_FROM_MX' | 'MAIL_FROM_SPF' | 'DMARC';
@@ -60,8 +54,6 @@ export interface DomainClaim {
   readonly claimedAt: string;
 }
 
-type StoreDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids'>;
-
 const FIELDS = [
   'id',
   'projectId',
@@ -78,14 +70,11 @@ const FIELDS = [
 function toItem(domain: Domain): Record<string, unknown> {
   const pending =
     domain.status === 'PENDING'
-      ? {
-          gsi1pk: keys.pendingDomainsIndex,
-          gsi1sk: keys.pendingDomainSort(
-            domain.lastCheckedAt ?? domain.createdAt,
-            domain.projectId,
-            domain.id,
-          ),
-        }
+      ? indexEntry(
+          'pendingDomains',
+          keys.pendingDomainsIndex,
+          keys.pendingDomainSort(domain.lastCheckedAt ?? domain.createdAt, domain.projectId, domain.id),
+        )
       : {};
   return {
     ...keys.domain(domain.projectId, domain.domain),
@@ -116,33 +105,13 @@ export function present(domain: Domain) {
   };
 }
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
-
-/** Runs a conditional write; false when its condition did not hold. */
-async function conditional(run: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await run();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
 export async function getDomainByName(
   deps: StoreDeps,
   projectId: string,
   name: string,
 ): Promise<Domain | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tableName,
-      Key: keys.domain(projectId, name.toLowerCase()),
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item ? fromItem(out.Item) : undefined;
+  const item = await storeOf(deps).get(keys.domain(projectId, name.toLowerCase()), { consistent: true });
+  return item ? fromItem(item) : undefined;
 }
 
 /** The project's domain with that id; undefined for unknown ids and other projects' domains. */
@@ -151,14 +120,8 @@ export async function getDomainById(
   projectId: string,
   domainId: string,
 ): Promise<Domain | undefined> {
-  const pointer = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tableName,
-      Key: keys.domainId(projectId, domainId),
-      ConsistentRead: true,
-    }),
-  );
-  const name = pointer.Item?.domain;
+  const pointer = await storeOf(deps).get(keys.domainId(projectId, domainId), { consistent: true });
+  const name = pointer?.domain;
   if (typeof name !== 'string') return undefined;
   const domain = await getDomainByName(deps, projectId, name);
   // A pointer left by a crashed add, or by a domain since deleted and added again.
@@ -168,78 +131,44 @@ export async function getDomainById(
 /** Every domain of a project, oldest first. */
 export async function listDomains(deps: StoreDeps, projectId: string): Promise<Domain[]> {
   const domains: Domain[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': keys.domainPrefix },
-        // A domain just added or checked shows at once (a project has a handful: cheap).
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) domains.push(fromItem(item));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for await (const item of storeOf(deps).queryAll({
+    partition: keys.projectPartition(projectId),
+    sort: { beginsWith: keys.domainPrefix },
+    // A domain just added or checked shows at once (a project has a handful: cheap).
+    consistent: true,
+  })) {
+    domains.push(fromItem(item));
+  }
   return domains.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.domain.localeCompare(b.domain));
 }
 
 /** Writes the pointer from the domain's id to its name (before the domain itself). */
 export async function putDomainPointer(deps: StoreDeps, domain: Pick<Domain, 'projectId' | 'id' | 'domain'>) {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tableName,
-      Item: { ...keys.domainId(domain.projectId, domain.id), domain: domain.domain },
-    }),
-  );
+  await storeOf(deps).write({
+    put: { ...keys.domainId(domain.projectId, domain.id), domain: domain.domain },
+  });
 }
 
 /** Stores a new domain; false when the project already has one of that name. */
 export function insertDomain(deps: StoreDeps, domain: Domain): Promise<boolean> {
-  return conditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: toItem(domain),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({ put: toItem(domain), if: 'attribute_not_exists(pk)' });
 }
 
 /** Stores a checked domain; false when it was deleted (or replaced) meanwhile, which is not undone. */
 export function saveDomain(deps: StoreDeps, domain: Domain): Promise<boolean> {
-  return conditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: toItem(domain),
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': domain.id },
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({ put: toItem(domain), if: 'id = :id', values: { ':id': domain.id } });
 }
 
 /** Deletes the domain (only that id) and then its pointer; false when it was already gone. */
 export async function deleteDomainItems(deps: StoreDeps, domain: Domain): Promise<boolean> {
-  const deleted = await conditional(() =>
-    deps.db.send(
-      new DeleteCommand({
-        TableName: deps.tableName,
-        Key: keys.domain(domain.projectId, domain.domain),
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': domain.id },
-      }),
-    ),
-  );
+  const deleted = await storeOf(deps).writeIf({
+    delete: keys.domain(domain.projectId, domain.domain),
+    if: 'id = :id',
+    values: { ':id': domain.id },
+  });
   if (!deleted) return false;
   await releaseClaim(deps, domain.domain, domain.projectId);
-  await deps.db.send(
-    new DeleteCommand({ TableName: deps.tableName, Key: keys.domainId(domain.projectId, domain.id) }),
-  );
+  await storeOf(deps).write({ delete: keys.domainId(domain.projectId, domain.id) });
   return true;
 }
 
@@ -249,15 +178,13 @@ export async function deleteDomainItems(deps: StoreDeps, domain: Domain): Promis
  */
 export async function putDomain(deps: StoreDeps, domain: Domain): Promise<void> {
   await putDomainPointer(deps, domain);
-  await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: toItem(domain) }));
+  await storeOf(deps).write({ put: toItem(domain) });
 }
 
 export async function getClaim(deps: StoreDeps, name: string): Promise<DomainClaim | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.domainClaim(name), ConsistentRead: true }),
-  );
-  if (!out.Item) return undefined;
-  const { projectId, ownsIdentity, claimedAt } = out.Item;
+  const item = await storeOf(deps).get(keys.domainClaim(name), { consistent: true });
+  if (!item) return undefined;
+  const { projectId, ownsIdentity, claimedAt } = item;
   return {
     name,
     projectId: String(projectId),
@@ -272,61 +199,52 @@ export async function getClaim(deps: StoreDeps, name: string): Promise<DomainCla
  * false otherwise.
  */
 export function putClaim(deps: StoreDeps, claim: DomainClaim, replacing?: DomainClaim): Promise<boolean> {
-  const input: PutCommandInput = {
-    TableName: deps.tableName,
-    Item: {
+  return storeOf(deps).writeIf({
+    put: {
       ...keys.domainClaim(claim.name),
       projectId: claim.projectId,
       ownsIdentity: claim.ownsIdentity,
       claimedAt: claim.claimedAt,
     },
-    ConditionExpression: replacing
+    if: replacing
       ? 'attribute_not_exists(pk) OR projectId = :me OR (projectId = :was AND claimedAt = :wasAt)'
       : 'attribute_not_exists(pk) OR projectId = :me',
-    ExpressionAttributeValues: replacing
+    values: replacing
       ? { ':me': claim.projectId, ':was': replacing.projectId, ':wasAt': replacing.claimedAt }
       : { ':me': claim.projectId },
-  };
-  return conditional(() => deps.db.send(new PutCommand(input)));
+  });
 }
 
 /** Releases the project's claim of a name (a claim held by another project is left alone). */
 export async function releaseClaim(deps: StoreDeps, name: string, projectId: string): Promise<void> {
-  await conditional(() =>
-    deps.db.send(
-      new DeleteCommand({
-        TableName: deps.tableName,
-        Key: keys.domainClaim(name),
-        ConditionExpression: 'projectId = :me',
-        ExpressionAttributeValues: { ':me': projectId },
-      }),
-    ),
-  );
+  await storeOf(deps).writeIf({
+    delete: keys.domainClaim(name),
+    if: 'projectId = :me',
+    values: { ':me': projectId },
+  });
 }
 
-/** One page of pending domains across projects, least recently checked first. */
+/** One request's worth of pending domains across projects, least recently checked first. */
 export async function listPendingDomains(
   deps: StoreDeps,
-  options: { limit: number; start?: Record<string, unknown> },
-): Promise<{ domains: Domain[]; next: Record<string, unknown> | undefined }> {
-  const out = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pending',
-      ExpressionAttributeValues: { ':pending': keys.pendingDomainsIndex },
-      Limit: options.limit,
-      ExclusiveStartKey: options.start,
-    }),
+  options: { limit: number; cursor?: string },
+): Promise<{ domains: Domain[]; cursor: string }> {
+  const out = await storeOf(deps).query(
+    { index: 'pendingDomains', partition: keys.pendingDomainsIndex },
+    { limit: options.limit, cursor: options.cursor },
   );
-  return { domains: (out.Items ?? []).map(fromItem), next: out.LastEvaluatedKey };
+  return { domains: out.items.map(fromItem), cursor: out.cursor };
 }
 
 /**
  * A domain already verified, as the local runtime seeds it (no DNS work needed). Claims the name
  * for the project when no other project holds it.
  */
-export async function seedVerifiedDomain(deps: StoreDeps, projectId: string, name: string): Promise<Domain> {
+export async function seedVerifiedDomain(
+  deps: StoreDeps & Pick<Deps, 'clock' | 'ids'>,
+  projectId: string,
+  name: string,
+): Promise<Domain> {
   const existing = await getDomainByName(deps, projectId, name);
   const now = deps.clock.now().toISOString();
   const domain: Domain = existing?.verified

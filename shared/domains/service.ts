@@ -271,12 +271,12 @@ export async function checkPendingDomains(
   };
   // Collect first: checked domains leave or move within the index while we page through it.
   const queue: Domain[] = [];
-  let start: Record<string, unknown> | undefined;
+  let cursor: string | undefined;
   do {
-    const page = await listPendingDomains(deps, { limit: 100, start });
+    const page = await listPendingDomains(deps, { limit: 100, cursor });
     queue.push(...page.domains);
-    start = page.next;
-  } while (start);
+    cursor = page.cursor;
+  } while (cursor);
 
   const worker = async () => {
     for (let domain = queue.shift(); domain; domain = queue.shift()) {

@@ -1,6 +1,6 @@
 /**
  * Events of a project. Each event lives in its contact's partition (so deleting a contact can
- * purge them with one query) and is indexed by time (gsi1) and by name (gsi2).
+ * purge them with one query) and is indexed by time (`eventsByTime`) and by name (`eventsByName`).
  *
  * Two kinds of counters are kept on write, so that names and statistics never read the events
  * themselves: a registry item per event name (count, first and last seen) and a count per UTC
@@ -9,10 +9,8 @@
  * write and the counter writes leaves a count one low; deleting events by name reconciles that
  * name's count exactly (see `reconcileNameCount`).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Deps } from '../ports';
-import { type Item, isConditionFailed, queryAll, sendConditional } from '../store/dynamo';
-import { keys } from '../table';
+import { type Item, type Key, type Page, type StoreDeps, storeOf } from '../store/store';
+import { indexEntry, keys } from '../table';
 
 export interface EventRecord {
   readonly id: string;
@@ -25,8 +23,6 @@ export interface EventRecord {
   readonly email?: string;
 }
 
-type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
-
 /** Hour buckets outlive the longest statistics window (30 days) by a margin. */
 const HOUR_BUCKET_TTL_SECONDS = 35 * 24 * 3600;
 
@@ -34,10 +30,8 @@ export function eventItem(e: EventRecord): Record<string, unknown> {
   const sortKey = `${e.createdAt}#${e.id}`;
   return {
     ...keys.contactEvent(e.projectId, e.contactId, e.createdAt, e.id),
-    gsi1pk: keys.eventsIndex(e.projectId),
-    gsi1sk: sortKey,
-    gsi2pk: keys.eventNameIndex(e.projectId, e.name),
-    gsi2sk: sortKey,
+    ...indexEntry('eventsByTime', keys.eventsIndex(e.projectId), sortKey),
+    ...indexEntry('eventsByName', keys.eventNameIndex(e.projectId, e.name), sortKey),
     entity: 'event',
     ...e,
   };
@@ -63,15 +57,7 @@ export const hourOf = (iso: string) => iso.slice(0, 13);
  * Returns whether the event was new (and counted).
  */
 export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boolean> {
-  const isNew = await sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: eventItem(event),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  const isNew = await storeOf(deps).writeIf({ put: eventItem(event), if: 'attribute_not_exists(pk)' });
   if (!isNew) return false;
   await Promise.all([
     bumpName(deps, event.projectId, event.name, 1, event.createdAt),
@@ -81,29 +67,23 @@ export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boo
 }
 
 async function bumpName(deps: StoreDeps, projectId: string, name: string, by: number, at: string) {
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: keys.eventName(projectId, name),
-      UpdateExpression:
-        'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :at), lastSeenAt = :at ADD #count :by',
-      ExpressionAttributeNames: { '#name': 'name', '#count': 'count' },
-      ExpressionAttributeValues: { ':name': name, ':entity': 'eventName', ':at': at, ':by': by },
-    }),
-  );
+  await storeOf(deps).write({
+    update: keys.eventName(projectId, name),
+    expression:
+      'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :at), lastSeenAt = :at ADD #count :by',
+    names: { '#name': 'name', '#count': 'count' },
+    values: { ':name': name, ':entity': 'eventName', ':at': at, ':by': by },
+  });
 }
 
 async function bumpHour(deps: StoreDeps, projectId: string, hour: string, by: number) {
   const expiresAt = Math.floor(Date.parse(`${hour}:00:00.000Z`) / 1000) + HOUR_BUCKET_TTL_SECONDS;
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: keys.eventHour(projectId, hour),
-      UpdateExpression: 'SET entity = :entity, expiresAt = :exp ADD #count :by',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':entity': 'eventHour', ':exp': expiresAt, ':by': by },
-    }),
-  );
+  await storeOf(deps).write({
+    update: keys.eventHour(projectId, hour),
+    expression: 'SET entity = :entity, expiresAt = :exp ADD #count :by',
+    names: { '#count': 'count' },
+    values: { ':entity': 'eventHour', ':exp': expiresAt, ':by': by },
+  });
 }
 
 export interface EventNameRecord {
@@ -123,11 +103,7 @@ const fromNameItem = (item: Item): EventNameRecord => ({
 /** Every event name of the project with its count (one query over the registry partition). */
 export async function listEventNames(deps: StoreDeps, projectId: string): Promise<EventNameRecord[]> {
   const out: EventNameRecord[] = [];
-  for await (const item of queryAll(deps.db, {
-    TableName: deps.tableName,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.eventNamesPartition(projectId) },
-  })) {
+  for await (const item of storeOf(deps).queryAll({ partition: keys.eventNamesPartition(projectId) })) {
     const record = fromNameItem(item);
     if (record.count > 0) out.push(record);
   }
@@ -139,10 +115,8 @@ export async function getEventName(
   projectId: string,
   name: string,
 ): Promise<EventNameRecord | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.eventName(projectId, name), ConsistentRead: true }),
-  );
-  return out.Item ? fromNameItem(out.Item) : undefined;
+  const item = await storeOf(deps).get(keys.eventName(projectId, name), { consistent: true });
+  return item ? fromNameItem(item) : undefined;
 }
 
 /** Counts per UTC hour (`YYYY-MM-DDTHH` -> count) from `fromHour` to `toHour`, both included. */
@@ -153,15 +127,11 @@ export async function hourlyCounts(
   toHour: string,
 ): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for await (const item of queryAll(deps.db, {
-    TableName: deps.tableName,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': keys.eventHoursPartition(projectId),
-      ':from': fromHour,
-      ':to': toHour,
-    },
-  })) {
+  const query = {
+    partition: keys.eventHoursPartition(projectId),
+    sort: { between: [fromHour, toHour] },
+  } as const;
+  for await (const item of storeOf(deps).queryAll(query)) {
     counts.set(String(item.sk), Number(item.count ?? 0));
   }
   return counts;
@@ -169,16 +139,11 @@ export async function hourlyCounts(
 
 /** Whether any event of this name exists (one indexed read of at most one item). */
 export async function anyEventNamed(deps: StoreDeps, projectId: string, name: string): Promise<boolean> {
-  const out = await deps.db.send(
-    new QueryCommand({
-      TableName: deps.tableName,
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :p',
-      ExpressionAttributeValues: { ':p': keys.eventNameIndex(projectId, name) },
-      Limit: 1,
-    }),
+  const out = await storeOf(deps).query(
+    { index: 'eventsByName', partition: keys.eventNameIndex(projectId, name) },
+    { limit: 1 },
   );
-  return (out.Items ?? []).length > 0;
+  return out.items.length > 0;
 }
 
 /**
@@ -188,23 +153,15 @@ export async function anyEventNamed(deps: StoreDeps, projectId: string, name: st
 export async function deleteEvents(
   deps: StoreDeps,
   projectId: string,
-  items: readonly Item[],
+  items: readonly Key[],
 ): Promise<EventRecord[]> {
   const deleted: EventRecord[] = [];
   for (let i = 0; i < items.length; i += 25) {
     const chunk = items.slice(i, i + 25);
     const results = await Promise.all(
-      chunk.map((item) =>
-        deps.db.send(
-          new DeleteCommand({
-            TableName: deps.tableName,
-            Key: { pk: item.pk, sk: item.sk },
-            ReturnValues: 'ALL_OLD',
-          }),
-        ),
-      ),
+      chunk.map((item) => storeOf(deps).write({ delete: { pk: item.pk, sk: item.sk }, returnOld: true })),
     );
-    for (const r of results) if (r.Attributes) deleted.push(fromEventItem(r.Attributes));
+    for (const old of results) if (old) deleted.push(fromEventItem(old));
   }
   const byName = new Map<string, number>();
   const byHour = new Map<string, number>();
@@ -221,20 +178,13 @@ export async function deleteEvents(
 
 /** Lowers a name's count without creating a registry item for a name that has none. */
 async function lowerName(deps: StoreDeps, projectId: string, name: string, by: number) {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.eventName(projectId, name),
-        UpdateExpression: 'ADD #count :by',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':by': -by },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await storeOf(deps).writeIf({
+    update: keys.eventName(projectId, name),
+    expression: 'ADD #count :by',
+    if: 'attribute_exists(pk)',
+    names: { '#count': 'count' },
+    values: { ':by': -by },
+  });
 }
 
 /**
@@ -247,59 +197,97 @@ export async function reconcileNameCount(deps: StoreDeps, projectId: string, nam
     const before = await getEventName(deps, projectId, name);
     const actual = await countEventsNamed(deps, projectId, name);
     const expected = before ? { ':seen': before.count } : {};
-    try {
-      if (actual === 0) {
-        if (!before) return 0;
-        await deps.db.send(
-          new DeleteCommand({
-            TableName: deps.tableName,
-            Key: keys.eventName(projectId, name),
-            ConditionExpression: '#count = :seen',
-            ExpressionAttributeNames: { '#count': 'count' },
-            ExpressionAttributeValues: expected,
-          }),
-        );
-      } else {
-        await deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: keys.eventName(projectId, name),
-            UpdateExpression: 'SET #count = :actual, #name = :name, entity = :entity',
-            ConditionExpression: before ? '#count = :seen' : 'attribute_not_exists(pk)',
-            ExpressionAttributeNames: { '#count': 'count', '#name': 'name' },
-            ExpressionAttributeValues: {
-              ':actual': actual,
-              ':name': name,
-              ':entity': 'eventName',
-              ...expected,
-            },
-          }),
-        );
-      }
-      return actual;
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+    const key = keys.eventName(projectId, name);
+    if (actual === 0 && !before) return 0;
+    const written =
+      actual === 0
+        ? await storeOf(deps).writeIf({
+            delete: key,
+            if: '#count = :seen',
+            names: { '#count': 'count' },
+            values: expected,
+          })
+        : await storeOf(deps).writeIf({
+            update: key,
+            expression: 'SET #count = :actual, #name = :name, entity = :entity',
+            if: before ? '#count = :seen' : 'attribute_not_exists(pk)',
+            names: { '#count': 'count', '#name': 'name' },
+            values: { ':actual': actual, ':name': name, ':entity': 'eventName', ...expected },
+          });
+    if (written) return actual;
   }
   throw new Error(`Event name ${name} kept changing while its count was reconciled`);
 }
 
 async function countEventsNamed(deps: StoreDeps, projectId: string, name: string): Promise<number> {
-  let total = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :p',
-        ExpressionAttributeValues: { ':p': keys.eventNameIndex(projectId, name) },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    total += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return total;
+  return storeOf(deps).count({ index: 'eventsByName', partition: keys.eventNameIndex(projectId, name) });
+}
+
+/** A page of the project's events, newest first; with `name`, of that name only. */
+export async function listEventsPage(
+  deps: StoreDeps,
+  projectId: string,
+  q: { limit: number; cursor?: string; name?: string },
+): Promise<{ events: EventRecord[]; cursor: string; hasMore: boolean }> {
+  const page = await storeOf(deps).page(
+    q.name === undefined
+      ? { index: 'eventsByTime', partition: keys.eventsIndex(projectId) }
+      : { index: 'eventsByName', partition: keys.eventNameIndex(projectId, q.name) },
+    { limit: q.limit, cursor: q.cursor, forward: false },
+  );
+  return eventsOf(page);
+}
+
+const contactEvents = (projectId: string, contactId: string) => ({
+  partition: keys.contactPartition(projectId, contactId),
+  sort: { beginsWith: keys.contactEventPrefix },
+});
+
+/** A page of one contact's events, newest first. */
+export async function listContactEventsPage(
+  deps: StoreDeps,
+  projectId: string,
+  contactId: string,
+  q: { limit: number; cursor?: string },
+): Promise<{ events: EventRecord[]; cursor: string; hasMore: boolean }> {
+  const page = await storeOf(deps).page(contactEvents(projectId, contactId), {
+    limit: q.limit,
+    cursor: q.cursor,
+    forward: false,
+  });
+  return eventsOf(page);
+}
+
+const eventsOf = (page: Page) => ({
+  events: page.items.map(fromEventItem),
+  cursor: page.cursor,
+  hasMore: page.hasMore,
+});
+
+/** How many events a contact has (reads them all). */
+export async function countContactEvents(deps: StoreDeps, projectId: string, contactId: string) {
+  return storeOf(deps).count(contactEvents(projectId, contactId));
+}
+
+/**
+ * The keys of up to `limit` events of a name recorded up to `before` (included), oldest first,
+ * from `cursor` on; the cursor of the rest is '' when there is none.
+ */
+export async function eventKeysNamed(
+  deps: StoreDeps,
+  projectId: string,
+  name: string,
+  q: { before: string; limit: number; cursor?: string },
+): Promise<{ keys: Key[]; cursor: string }> {
+  const out = await storeOf(deps).query(
+    {
+      index: 'eventsByName',
+      partition: keys.eventNameIndex(projectId, name),
+      // The index's sort key is `<createdAt>#<id>`; `~` sorts after `#`, so `before` itself is in.
+      sort: { below: `${q.before}~` },
+      attributes: ['pk', 'sk'],
+    },
+    { limit: q.limit, cursor: q.cursor },
+  );
+  return { keys: out.items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })), cursor: out.cursor };
 }

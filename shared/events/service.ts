@@ -6,27 +6,31 @@
  * Totals and statistics come from counters kept on write (see `repository.ts`), so none of these
  * reads grows with the number of events, except a contact's own total.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { findContact } from '../contacts/service';
+import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { notFound, validationError } from '../errors';
+import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
-import { decodeCursor, encodeCursor, type Item, queryAll } from '../store/dynamo';
-import { keys } from '../table';
+import type { StoreDeps } from '../store/store';
 import { isReservedEventName, reservedEventIssue } from './names';
 import {
   anyEventNamed,
+  countContactEvents,
   deleteEvents,
   type EventNameRecord,
   type EventRecord,
-  fromEventItem,
+  eventKeysNamed,
   getEventName,
   hourlyCounts,
   hourOf,
+  listContactEventsPage,
   listEventNames,
+  listEventsPage,
   reconcileNameCount,
 } from './repository';
 
-type EventDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
+type EventDeps = StoreDeps & Pick<Deps, 'clock' | 'ids' | 'queue'>;
 
 /** An event as the API shows it. */
 export interface EventView {
@@ -54,58 +58,13 @@ export interface CursorPage<T> {
   readonly total: number;
 }
 
-/** One page of a query, newest first; the cursor is the last returned item's key. */
-async function pageOf(
-  deps: EventDeps,
-  input: QueryCommandInput,
-  keyNames: readonly string[],
-  page: { limit: number; cursor?: string },
-  expect: Record<string, string>,
-): Promise<{ items: Item[]; cursor: string; hasMore: boolean }> {
-  const out = await deps.db.send(
-    new QueryCommand({
-      ...input,
-      ScanIndexForward: false,
-      Limit: page.limit + 1,
-      ExclusiveStartKey: decodeCursor(page.cursor, expect),
-    }),
-  );
-  const items = out.Items ?? [];
-  if (items.length > page.limit) {
-    items.length = page.limit;
-    const last = items[items.length - 1]!;
-    return {
-      items,
-      cursor: encodeCursor(Object.fromEntries(keyNames.map((k) => [k, last[k]]))),
-      hasMore: true,
-    };
-  }
-  // Fewer than asked: the query ended, unless DynamoDB stopped at its 1 MB page size.
-  const hasMore = out.LastEvaluatedKey !== undefined;
-  return { items, cursor: hasMore ? encodeCursor(out.LastEvaluatedKey) : '', hasMore };
-}
-
 /** Recent events of the project, newest first; with `name`, only events of that name. */
 export async function listEvents(
   deps: EventDeps,
   projectId: string,
   q: { limit: number; cursor?: string; name?: string },
 ): Promise<CursorPage<EventView>> {
-  const index = q.name === undefined ? 'gsi1' : 'gsi2';
-  const partition =
-    q.name === undefined ? keys.eventsIndex(projectId) : keys.eventNameIndex(projectId, q.name);
-  const page = await pageOf(
-    deps,
-    {
-      TableName: deps.tableName,
-      IndexName: index,
-      KeyConditionExpression: `${index}pk = :p`,
-      ExpressionAttributeValues: { ':p': partition },
-    },
-    ['pk', 'sk', `${index}pk`, `${index}sk`],
-    q,
-    { [`${index}pk`]: partition },
-  );
+  const page = await listEventsPage(deps, projectId, q);
   let total = 0;
   if (!q.cursor) {
     total =
@@ -113,8 +72,7 @@ export async function listEvents(
         ? (await listEventNames(deps, projectId)).reduce((sum, n) => sum + n.count, 0)
         : Math.max(0, (await getEventName(deps, projectId, q.name))?.count ?? 0);
   }
-  const data = page.items.map((i) => presentEvent(fromEventItem(i)));
-  return { data, cursor: page.cursor, hasMore: page.hasMore, total };
+  return { data: page.events.map(presentEvent), cursor: page.cursor, hasMore: page.hasMore, total };
 }
 
 /** Events of one contact, newest first; 404 for a contact that is not (or no longer) there. */
@@ -125,26 +83,9 @@ export async function listContactEvents(
   q: { limit: number; cursor?: string },
 ): Promise<CursorPage<EventView>> {
   if (!(await findContact(deps, projectId, contactId))) throw notFound('Contact');
-  const partition = keys.contactPartition(projectId, contactId);
-  const base: QueryCommandInput = {
-    TableName: deps.tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
-    ExpressionAttributeValues: { ':pk': partition, ':ev': 'EV#' },
-  };
-  const page = await pageOf(deps, base, ['pk', 'sk'], q, { pk: partition });
-  let total = 0;
-  if (!q.cursor) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await deps.db.send(
-        new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: startKey }),
-      );
-      total += out.Count ?? 0;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-  }
-  const data = page.items.map((i) => presentEvent(fromEventItem(i)));
-  return { data, cursor: page.cursor, hasMore: page.hasMore, total };
+  const page = await listContactEventsPage(deps, projectId, contactId, q);
+  const total = q.cursor ? 0 : await countContactEvents(deps, projectId, contactId);
+  return { data: page.events.map(presentEvent), cursor: page.cursor, hasMore: page.hasMore, total };
 }
 
 /** Distinct event names with their counts, most frequent first. */
@@ -219,22 +160,21 @@ export interface EventUsage {
  */
 export async function eventUsage(deps: EventDeps, projectId: string, name: string): Promise<EventUsage> {
   const usage: EventUsage = { event: name, segments: [], campaigns: [], workflows: [] };
-  const lists = { 'SEGMENT#': usage.segments, 'CAMPAIGN#': usage.campaigns, 'WORKFLOW#': usage.workflows };
-  for (const prefix of keys.definitionPrefixes) {
+  const lists: Record<DefinitionKind, EventUsage['segments']> = {
+    segment: usage.segments,
+    campaign: usage.campaigns,
+    workflow: usage.workflows,
+  };
+  for (const kind of DEFINITION_KINDS) {
     // A definition may span several items (`WORKFLOW#<id>`, `WORKFLOW#<id>#STEP#...`): group by id.
     const found = new Map<string, { name: string; referenced: boolean }>();
-    for await (const item of queryAll(deps.db, {
-      TableName: deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': prefix },
-    })) {
-      const id = String(item.sk).slice(prefix.length).split('#')[0]!;
+    for await (const { id, path, item } of definitionItems(deps, projectId, kind)) {
       const entry = found.get(id) ?? { name: '', referenced: false };
-      if (String(item.sk) === `${prefix}${id}` && typeof item.name === 'string') entry.name = item.name;
+      if (path.length === 0 && typeof item.name === 'string') entry.name = item.name;
       if (!item.deletedAt && referencesEvent(item, name)) entry.referenced = true;
       found.set(id, entry);
     }
-    for (const [id, entry] of found) if (entry.referenced) lists[prefix].push({ id, name: entry.name });
+    for (const [id, entry] of found) if (entry.referenced) lists[kind].push({ id, name: entry.name });
   }
   return usage;
 }
@@ -263,6 +203,19 @@ export type DeleteEventsMessage = {
   readonly cursor?: string;
 };
 
+/** The deletion job's message, checked when it is enqueued and when it runs (`jobs.ts`). */
+export const deleteEventsJobMessage = defineJobMessage<DeleteEventsMessage>({
+  type: DELETE_EVENTS_JOB,
+  schema: z.object({
+    type: z.literal(DELETE_EVENTS_JOB),
+    projectId: z.string().min(1),
+    name: z.string().min(1),
+    before: z.iso.datetime(),
+    jobId: z.string().min(1),
+    cursor: z.string().min(1).optional(),
+  }),
+});
+
 /**
  * Starts deleting every event of a name: 202 with a job id; the jobs queue does the work, since a
  * name can have millions of events. Reserved (service-emitted) names are refused: their events
@@ -285,7 +238,7 @@ export async function requestEventDeletion(
     before: deps.clock.now().toISOString(),
     jobId: deps.ids.uuid(),
   };
-  await deps.queue.send('jobs', message);
+  await enqueue(deps, deleteEventsJobMessage, message);
   return { jobId: message.jobId, name, status: 'queued' };
 }
 
@@ -305,30 +258,22 @@ export async function runEventDeletion(
   options: { perMessage?: number } = {},
 ): Promise<'continued' | 'done'> {
   const perMessage = options.perMessage ?? DELETE_BATCH_PER_MESSAGE;
-  const partition = keys.eventNameIndex(m.projectId, m.name);
-  let startKey = decodeCursor(m.cursor, { gsi2pk: partition });
+  let cursor = m.cursor;
   let processed = 0;
   do {
-    const out = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: 'gsi2',
-        // gsi2sk is `<createdAt>#<id>`; `~` sorts after `#`, so the bound includes `before` itself.
-        KeyConditionExpression: 'gsi2pk = :p AND gsi2sk < :upper',
-        ExpressionAttributeValues: { ':p': partition, ':upper': `${m.before}~` },
-        ProjectionExpression: 'pk, sk, gsi2pk, gsi2sk',
-        Limit: DELETE_PAGE,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    await deleteEvents(deps, m.projectId, out.Items ?? []);
-    processed += out.Items?.length ?? 0;
-    startKey = out.LastEvaluatedKey;
-    if (startKey && processed >= perMessage) {
-      await deps.queue.send('jobs', { ...m, cursor: encodeCursor(startKey) });
+    const page = await eventKeysNamed(deps, m.projectId, m.name, {
+      before: m.before,
+      limit: DELETE_PAGE,
+      cursor,
+    });
+    await deleteEvents(deps, m.projectId, page.keys);
+    processed += page.keys.length;
+    cursor = page.cursor;
+    if (cursor && processed >= perMessage) {
+      await enqueue(deps, deleteEventsJobMessage, { ...m, cursor });
       return 'continued';
     }
-  } while (startKey);
+  } while (cursor);
   await reconcileNameCount(deps, m.projectId, m.name);
   return 'done';
 }

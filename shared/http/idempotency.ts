@@ -19,18 +19,17 @@
  *   that timed out learns the outcome.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError, conflict } from '../errors';
 import { defaults, manifest } from '../manifest';
 import type { Deps } from '../ports';
-import { conditionalUpdate, sendConditional } from '../store/dynamo';
+import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 /** Largest response kept with a key (JSON bytes); a larger one is remembered without it. */
 export const MAX_STORED_RESPONSE_BYTES = 100 * 1024;
 
-type IdemDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'config'>;
+type IdemDeps = StoreDeps & Pick<Deps, 'clock' | 'config'>;
 
 export interface IdempotentRequest {
   readonly projectId: string;
@@ -212,17 +211,12 @@ async function acquire(
     requestedAt: now.toISOString(),
     expiresAt: nowSec + deps.config.idempotencyTtlSeconds,
   };
-  const claimed = await sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: { ...itemKey, entity: 'idempotency', ...fresh },
-        // An expired record that TTL has not removed yet counts as free.
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
-        ExpressionAttributeValues: { ':now': nowSec },
-      }),
-    ),
-  );
+  const claimed = await storeOf(deps).writeIf({
+    put: { ...itemKey, entity: 'idempotency', ...fresh },
+    // An expired record that TTL has not removed yet counts as free.
+    if: 'attribute_not_exists(pk) OR expiresAt < :now',
+    values: { ':now': nowSec },
+  });
   if (claimed) return { claim: claimOf(deps, fresh.claimId, false, leaseUntil), leaseToken };
 
   const existing = await read(deps, itemKey);
@@ -230,13 +224,13 @@ async function acquire(
     // Abandoned: the same request resumes the claim; another one takes the key afresh.
     const resume = existing.request.bodySha256 === request.bodySha256;
     const claimId = resume ? existing.claimId : fresh.claimId;
-    const taken = await conditionalUpdate(deps, {
-      Key: itemKey,
-      UpdateExpression:
+    const taken = await storeOf(deps).writeIf({
+      update: itemKey,
+      expression:
         'SET claimId = :claim, leaseToken = :token, leaseUntil = :lease, #request = :request, requestedAt = :at',
-      ConditionExpression: '#state = :running AND leaseToken = :old AND leaseUntil < :now',
-      ExpressionAttributeNames: { '#state': 'state', '#request': 'request' },
-      ExpressionAttributeValues: {
+      if: '#state = :running AND leaseToken = :old AND leaseUntil < :now',
+      names: { '#state': 'state', '#request': 'request' },
+      values: {
         ':claim': claimId,
         ':token': leaseToken,
         ':lease': leaseUntil,
@@ -255,10 +249,7 @@ async function acquire(
 }
 
 async function read(deps: IdemDeps, itemKey: { pk: string; sk: string }): Promise<IdemItem | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: itemKey, ConsistentRead: true }),
-  );
-  return out.Item as IdemItem | undefined;
+  return (await storeOf(deps).get(itemKey, { consistent: true })) as IdemItem | undefined;
 }
 
 async function complete<T extends { statusCode: number; body?: unknown }>(
@@ -269,15 +260,15 @@ async function complete<T extends { statusCode: number; body?: unknown }>(
 ): Promise<void> {
   const response = storableResponse(result.body);
   // False when a retry took the claim over after this attempt's lease ran out; it records the outcome.
-  await conditionalUpdate(deps, {
-    Key: itemKey,
-    UpdateExpression: `SET #state = :done, statusCode = :code${response === undefined ? '' : ', #response = :response'}`,
-    ConditionExpression: 'leaseToken = :token',
-    ExpressionAttributeNames: {
+  await storeOf(deps).writeIf({
+    update: itemKey,
+    expression: `SET #state = :done, statusCode = :code${response === undefined ? '' : ', #response = :response'}`,
+    if: 'leaseToken = :token',
+    names: {
       '#state': 'state',
       ...(response === undefined ? {} : { '#response': 'response' }),
     },
-    ExpressionAttributeValues: {
+    values: {
       ':done': 'completed',
       ':code': result.statusCode,
       ':token': leaseToken,
@@ -299,24 +290,19 @@ function storableResponse(body: unknown): unknown {
 
 // Both conditional on this attempt's token: a retry that took the claim over is left alone.
 async function release(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
-  await sendConditional(() =>
-    deps.db.send(
-      new DeleteCommand({
-        TableName: deps.tableName,
-        Key: itemKey,
-        ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeValues: { ':token': leaseToken },
-      }),
-    ),
-  );
+  await storeOf(deps).writeIf({
+    delete: itemKey,
+    if: 'leaseToken = :token',
+    values: { ':token': leaseToken },
+  });
 }
 
 async function giveUpLease(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
-  await conditionalUpdate(deps, {
-    Key: itemKey,
-    UpdateExpression: 'SET leaseUntil = :zero',
-    ConditionExpression: 'leaseToken = :token',
-    ExpressionAttributeValues: { ':zero': 0, ':token': leaseToken },
+  await storeOf(deps).writeIf({
+    update: itemKey,
+    expression: 'SET leaseUntil = :zero',
+    if: 'leaseToken = :token',
+    values: { ':zero': 0, ':token': leaseToken },
   });
 }
 

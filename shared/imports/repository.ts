@@ -6,13 +6,10 @@
  * chunk, so a chunk's counts are added exactly once however often the chunk runs: a second
  * runner of the same chunk finds the checkpoint moved and stops.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { failJobItem } from '../jobs/status';
 import type { Deps } from '../ports';
-import { conditionalUpdate } from '../store/dynamo';
+import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
-
-type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
 
 export type ImportStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -72,18 +69,15 @@ export async function createImportJob(
     createdAt: input.createdAt,
     completedAt: null,
   };
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tableName,
-      Item: {
-        ...keys.importJob(input.projectId, input.jobId),
-        entity: 'importJob',
-        ...job,
-        expiresAt: expiresAt(input.createdAt),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await storeOf(deps).write({
+    put: {
+      ...keys.importJob(input.projectId, input.jobId),
+      entity: 'importJob',
+      ...job,
+      expiresAt: expiresAt(input.createdAt),
+    },
+    if: 'attribute_not_exists(pk)',
+  });
 }
 
 export async function getImportJob(
@@ -91,14 +85,7 @@ export async function getImportJob(
   projectId: string,
   jobId: string,
 ): Promise<ImportJob | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({
-      TableName: deps.tableName,
-      Key: keys.importJob(projectId, jobId),
-      ConsistentRead: true,
-    }),
-  );
-  const item = out.Item;
+  const item = await storeOf(deps).get(keys.importJob(projectId, jobId), { consistent: true });
   if (!item || Number(item.expiresAt) * 1000 < deps.clock.now().getTime()) return undefined;
   return {
     jobId: String(item.jobId),
@@ -125,12 +112,12 @@ export async function startImportJob(
   job: ImportJob,
   start: { totalRows: number; nextRow: number; nextOffset: number },
 ): Promise<boolean> {
-  return conditionalUpdate(deps, {
-    Key: keys.importJob(job.projectId, job.jobId),
-    UpdateExpression: 'SET #status = :processing, totalRows = :total, nextRow = :row, nextOffset = :offset',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
+  return storeOf(deps).writeIf({
+    update: keys.importJob(job.projectId, job.jobId),
+    expression: 'SET #status = :processing, totalRows = :total, nextRow = :row, nextOffset = :offset',
+    if: '#status = :queued',
+    names: { '#status': 'status' },
+    values: {
       ':processing': 'processing',
       ':queued': 'queued',
       ':total': start.totalRows,
@@ -160,14 +147,14 @@ export async function commitImportChunk(
   job: ImportJob,
   chunk: ChunkResult,
 ): Promise<boolean> {
-  return conditionalUpdate(deps, {
-    Key: keys.importJob(job.projectId, job.jobId),
-    UpdateExpression:
+  return storeOf(deps).writeIf({
+    update: keys.importJob(job.projectId, job.jobId),
+    expression:
       'SET nextRow = :next, nextOffset = :offset, #status = :status, completedAt = :completedAt ' +
       'ADD processedRows :processed, imported :imported, updated :updated, skipped :skipped',
-    ConditionExpression: '#status = :processing AND nextRow = :from',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
+    if: '#status = :processing AND nextRow = :from',
+    names: { '#status': 'status' },
+    values: {
       ':next': chunk.nextRow,
       ':offset': chunk.nextOffset,
       ':status': chunk.done ? 'completed' : 'processing',
@@ -182,9 +169,12 @@ export async function commitImportChunk(
   });
 }
 
-/** Ends a job that cannot go on; a job that already ended keeps its end. */
+/**
+ * Ends a job that cannot go on; a job that already ended keeps its end. (`db` and `tableName`
+ * because `failJobItem`, shared/jobs/status.ts, still asks for them.)
+ */
 export async function failImportJob(
-  deps: StoreDeps,
+  deps: Pick<Deps, 'db' | 'tableName'>,
   job: Pick<ImportJob, 'projectId' | 'jobId'>,
   error: { code: string; message: string },
   at: string,
@@ -202,12 +192,12 @@ export async function failQueuedImportJob(
   error: { code: string; message: string },
   at: string,
 ): Promise<boolean> {
-  return conditionalUpdate(deps, {
-    Key: keys.importJob(job.projectId, job.jobId),
-    UpdateExpression: 'SET #status = :failed, #error = :error, completedAt = :at',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: { ':failed': 'failed', ':error': error, ':at': at, ':queued': 'queued' },
+  return storeOf(deps).writeIf({
+    update: keys.importJob(job.projectId, job.jobId),
+    expression: 'SET #status = :failed, #error = :error, completedAt = :at',
+    if: '#status = :queued',
+    names: { '#status': 'status', '#error': 'error' },
+    values: { ':failed': 'failed', ':error': error, ':at': at, ':queued': 'queued' },
   });
 }
 
@@ -219,17 +209,14 @@ export async function putRowErrors(
   errors: readonly RowError[],
 ): Promise<void> {
   if (errors.length === 0) return;
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tableName,
-      Item: {
-        ...keys.importErrors(job.projectId, job.jobId, firstRow),
-        entity: 'importErrors',
-        errors,
-        expiresAt: expiresAt(job.createdAt),
-      },
-    }),
-  );
+  await storeOf(deps).write({
+    put: {
+      ...keys.importErrors(job.projectId, job.jobId, firstRow),
+      entity: 'importErrors',
+      errors,
+      expiresAt: expiresAt(job.createdAt),
+    },
+  });
 }
 
 /** The first `limit` row errors, in row order. */
@@ -239,22 +226,16 @@ export async function listRowErrors(
   limit = MAX_REPORTED_ERRORS,
 ): Promise<RowError[]> {
   const out: RowError[] = [];
-  let startKey: Record<string, unknown> | undefined;
+  const query = {
+    partition: keys.importJob(job.projectId, job.jobId).pk,
+    sort: { beginsWith: keys.importErrorsPrefix },
+  };
+  let cursor: string | undefined;
   do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.importJob(job.projectId, job.jobId).pk,
-          ':prefix': keys.importErrorsPrefix,
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push(...(item.errors as RowError[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && out.length < limit);
+    const page = await storeOf(deps).query(query, { cursor });
+    for (const item of page.items) out.push(...(item.errors as RowError[]));
+    cursor = page.cursor;
+  } while (cursor && out.length < limit);
   return out.slice(0, limit);
 }
 

@@ -212,6 +212,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     const emailIdentities = new LocalEmailIdentities({ dns, dataDir, clock });
 
     const deps: Deps = {
+      store: (await import('../store/store')).createStore(dynamo.db, env.TABLE_NAME),
       db: dynamo.db,
       tableName: env.TABLE_NAME,
       queue,

@@ -7,6 +7,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppConfig } from '../config/env';
 import type { QueueName } from '../manifest';
+import type { Store } from '../store/store';
 
 /** A message on a work queue. `type` names the job kind within that queue. */
 export interface QueueMessage {
@@ -14,6 +15,10 @@ export interface QueueMessage {
   readonly [key: string]: unknown;
 }
 
+/**
+ * Job messages are not sent here directly but through `enqueue` / `scheduleJob`
+ * (shared/jobs/registry.ts), which check them against their job's schema first.
+ */
 export interface QueuePort {
   /** Enqueue one message; delivery is at-least-once, so consumers must be idempotent. */
   send(queue: QueueName, message: QueueMessage, options?: { delaySeconds?: number }): Promise<void>;
@@ -130,6 +135,9 @@ export interface Ids {
 
 /** Everything a handler needs, passed in at the composition root. */
 export interface Deps {
+  /** The table, through the store seam; repositories reach it with `storeOf(deps)`. */
+  readonly store: Store;
+  /** The client and table the store is made from, for modules not yet moved to the store. */
   readonly db: DynamoDBDocumentClient;
   readonly tableName: string;
   readonly queue: QueuePort;

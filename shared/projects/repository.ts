@@ -4,8 +4,8 @@
  * returned once, when it is created.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Deps } from '../ports';
+import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
 
 export type KeyKind = 'secret' | 'public';
@@ -22,8 +22,6 @@ export interface ApiKeyRecord {
   readonly kind: KeyKind;
 }
 
-type StoreDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids'>;
-
 export const hashKey = (raw: string) => createHash('sha256').update(raw).digest('hex');
 
 export const keyKindOf = (raw: string): KeyKind | undefined =>
@@ -34,40 +32,38 @@ export function generateKey(kind: KeyKind): string {
 }
 
 export async function getProject(deps: StoreDeps, projectId: string): Promise<Project | undefined> {
-  const out = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(projectId) }));
-  if (!out.Item) return undefined;
-  const { id, name, disabled, createdAt } = out.Item as Project;
+  const item = await storeOf(deps).get(keys.project(projectId));
+  if (!item) return undefined;
+  const { id, name, disabled, createdAt } = item as unknown as Project;
   return { id, name, disabled: disabled === true, createdAt };
 }
 
 export async function findApiKey(deps: StoreDeps, raw: string): Promise<ApiKeyRecord | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.apiKey(hashKey(raw)) }),
-  );
-  if (!out.Item) return undefined;
-  return { projectId: String(out.Item.projectId), kind: out.Item.kind as KeyKind };
+  const item = await storeOf(deps).get(keys.apiKey(hashKey(raw)));
+  if (!item) return undefined;
+  return { projectId: String(item.projectId), kind: item.kind as KeyKind };
 }
 
-/** Stores a key for a project; a key that is already taken (by anyone) is refused. */
-export async function putApiKey(deps: StoreDeps, projectId: string, raw: string): Promise<void> {
+/**
+ * Stores a key for a project; a key that another project holds is refused (the write's condition
+ * fails: ConditionalCheckFailedException).
+ */
+export async function putApiKey(deps: StoreDeps & Pick<Deps, 'clock'>, projectId: string, raw: string) {
   const kind = keyKindOf(raw);
   if (!kind) throw new Error('API keys start with sk_ or pk_');
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tableName,
-      Item: { ...keys.apiKey(hashKey(raw)), projectId, kind, createdAt: deps.clock.now().toISOString() },
-      ConditionExpression: 'attribute_not_exists(pk) OR projectId = :p',
-      ExpressionAttributeValues: { ':p': projectId },
-    }),
-  );
+  await storeOf(deps).write({
+    put: { ...keys.apiKey(hashKey(raw)), projectId, kind, createdAt: deps.clock.now().toISOString() },
+    if: 'attribute_not_exists(pk) OR projectId = :p',
+    values: { ':p': projectId },
+  });
 }
 
 export async function deleteApiKey(deps: StoreDeps, raw: string): Promise<void> {
-  await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.apiKey(hashKey(raw)) }));
+  await storeOf(deps).write({ delete: keys.apiKey(hashKey(raw)) });
 }
 
 export async function createProject(
-  deps: StoreDeps,
+  deps: StoreDeps & Pick<Deps, 'clock' | 'ids'>,
   input: { name: string; id?: string; secretKey?: string; publicKey?: string },
 ): Promise<{ project: Project; secretKey: string; publicKey: string }> {
   const project: Project = {
@@ -82,9 +78,7 @@ export async function createProject(
   if (keyKindOf(publicKey) !== 'public') throw new Error('The public key must start with pk_');
   // Project first: a crash before the keys leaves a project nobody can reach, never a key
   // pointing at nothing.
-  await deps.db.send(
-    new PutCommand({ TableName: deps.tableName, Item: { ...keys.project(project.id), ...project } }),
-  );
+  await storeOf(deps).write({ put: { ...keys.project(project.id), ...project } });
   await putApiKey(deps, project.id, secretKey);
   await putApiKey(deps, project.id, publicKey);
   return { project, secretKey, publicKey };

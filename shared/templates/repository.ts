@@ -3,9 +3,7 @@
  * templates are one Query and another project's ids are simply not found. `version` guards
  * read-modify-write updates; it is not part of the API shape.
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Deps } from '../ports';
-import { queryAll, sendConditional, sleep } from '../store/dynamo';
+import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
 import type { TemplateType } from './schemas';
 
@@ -33,8 +31,6 @@ export type TemplateSummary = Pick<
   Template,
   'id' | 'name' | 'description' | 'subject' | 'type' | 'createdAt' | 'updatedAt'
 >;
-
-type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
 
 const FIELDS = [
   'id',
@@ -73,23 +69,13 @@ export async function getTemplateRecord(
   projectId: string,
   templateId: string,
 ): Promise<TemplateRecord | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.template(projectId, templateId) }),
-  );
-  return out.Item ? fromItem(out.Item) : undefined;
+  const item = await storeOf(deps).get(keys.template(projectId, templateId));
+  return item ? fromItem(item) : undefined;
 }
 
 /** Creates a template; false when the id is taken. */
 export async function putNewTemplate(deps: StoreDeps, record: TemplateRecord): Promise<boolean> {
-  return sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: toItem(record),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({ put: toItem(record), if: 'attribute_not_exists(pk)' });
 }
 
 /** Replaces a template if it still has `expectedVersion`; false when it changed or is gone. */
@@ -98,39 +84,26 @@ export async function replaceTemplate(
   record: TemplateRecord,
   expectedVersion: number,
 ): Promise<boolean> {
-  return sendConditional(() =>
-    deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: toItem(record),
-        ConditionExpression: 'attribute_exists(pk) AND version = :v',
-        ExpressionAttributeValues: { ':v': expectedVersion },
-      }),
-    ),
-  );
+  return storeOf(deps).writeIf({
+    put: toItem(record),
+    if: 'attribute_exists(pk) AND version = :v',
+    values: { ':v': expectedVersion },
+  });
 }
 
 /** Deletes a template; false when there was none. */
 export async function deleteTemplateItem(deps: StoreDeps, projectId: string, templateId: string) {
-  const out = await deps.db.send(
-    new DeleteCommand({
-      TableName: deps.tableName,
-      Key: keys.template(projectId, templateId),
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
-  return out.Attributes !== undefined;
+  const old = await storeOf(deps).write({ delete: keys.template(projectId, templateId), returnOld: true });
+  return old !== undefined;
 }
 
 /** Every template of the project, without bodies (one Query, paged to the end). */
 export async function listTemplateSummaries(deps: StoreDeps, projectId: string): Promise<TemplateSummary[]> {
   const out: TemplateSummary[] = [];
-  for await (const item of queryAll(deps.db, {
-    TableName: deps.tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': keys.templatePrefix },
-    ProjectionExpression: 'id, #name, description, subject, #type, createdAt, updatedAt',
-    ExpressionAttributeNames: { '#name': 'name', '#type': 'type' },
+  for await (const item of storeOf(deps).queryAll({
+    partition: keys.projectPartition(projectId),
+    sort: { beginsWith: keys.templatePrefix },
+    attributes: ['id', 'name', 'description', 'subject', 'type', 'createdAt', 'updatedAt'],
   })) {
     out.push({
       id: String(item.id),
@@ -154,18 +127,9 @@ export async function batchGetTemplates(
   if (ids.length === 0) return [];
   if (ids.length > 100) throw new Error('batchGetTemplates reads at most 100 templates');
   const found = new Map<string, TemplateRecord>();
-  let pending: Record<string, unknown>[] = ids.map((id) => keys.template(projectId, id));
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-    if (attempt > 8) throw new Error('BatchGet kept returning unprocessed keys');
-    const out = await deps.db.send(
-      new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending } } }),
-    );
-    for (const item of out.Responses?.[deps.tableName] ?? []) {
-      const record = fromItem(item);
-      found.set(record.id, record);
-    }
-    pending = (out.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as Record<string, unknown>[];
+  for (const item of await storeOf(deps).batchGet(ids.map((id) => keys.template(projectId, id)))) {
+    const record = fromItem(item);
+    found.set(record.id, record);
   }
   return ids.map((id) => found.get(id)).filter((r): r is TemplateRecord => r !== undefined);
 }

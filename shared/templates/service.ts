@@ -4,12 +4,12 @@
  * rather than at send time) and the sender domain must be registered and verified (403).
  */
 
+import { definitionItems } from '../definitions/repository';
 import { requireVerifiedSenderDomain } from '../domains/sender';
 import { conflict, notFound } from '../errors';
 import type { Deps } from '../ports';
 import { compileAll } from '../rendering';
-import { queryAll, sleep } from '../store/dynamo';
-import { keys } from '../table';
+import { sleep } from '../store/store';
 import {
   batchGetTemplates,
   deleteTemplateItem,
@@ -29,6 +29,7 @@ import {
   type PatchTemplateInput,
 } from './schemas';
 
+/** `db` and `tableName` because `requireVerifiedSenderDomain` (domains/sender.ts) still asks for them. */
 export type TemplateDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids'>;
 
 const MAX_ATTEMPTS = 5;
@@ -225,18 +226,10 @@ export async function templateUsage(
   if (!(await getTemplateRecord(deps, projectId, templateId))) throw notFound('Template');
   const campaigns = new Map<string, { id: string; name: string; uses: boolean }>();
   const workflows = new Map<string, { id: string; name: string; steps: Map<string, string | null> }>();
-  const [campaignPrefix, workflowPrefix] = ['CAMPAIGN#', 'WORKFLOW#'] as const;
-  for (const prefix of keys.definitionPrefixes) {
-    if (prefix !== campaignPrefix && prefix !== workflowPrefix) continue;
-    for await (const item of queryAll(deps.db, {
-      TableName: deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.projectPartition(projectId), ':prefix': prefix },
-    })) {
-      const sk = String(item.sk);
-      const [ownerId = '', ...rest] = sk.slice(prefix.length).split('#');
+  for (const kind of ['campaign', 'workflow'] as const) {
+    for await (const { id: ownerId, path: rest, item } of definitionItems(deps, projectId, kind)) {
       const isMain = rest.length === 0;
-      if (prefix === campaignPrefix) {
+      if (kind === 'campaign') {
         const entry = campaigns.get(ownerId) ?? { id: ownerId, name: '', uses: false };
         if (isMain) entry.name = String(item.name ?? '');
         if (referencingObjects(item, templateId).length > 0) entry.uses = true;

@@ -3,7 +3,7 @@
  * the queued job and its report, events only for real changes, unknown ids as failures, and a
  * worker that dies mid-job.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { bulkJobs } from '../../shared/bulk/jobs';
@@ -11,30 +11,18 @@ import { BULK_JOB } from '../../shared/bulk/service';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { keys } from '../../shared/table';
+import { type StoreCall, StoreFaults } from './helpers/faults';
 import { type Json, type LocalTestRuntime, useLocalRuntime } from './helpers/local';
 
-type Command = { constructor: { name: string }; input: Record<string, unknown> };
-let crashOn: ((cmd: Command) => boolean) | undefined;
+const faults = new StoreFaults('simulated worker crash');
 
 const rt = useLocalRuntime({
   handlers: {
     queues: {
       // Small chunks, one message each, over a store that can fail one chosen write.
       jobs: (deps: Deps) => {
-        const db = new Proxy(deps.db, {
-          get(target, prop, receiver) {
-            if (prop !== 'send') return Reflect.get(target, prop, receiver);
-            return (cmd: Command) => {
-              if (crashOn?.(cmd)) {
-                crashOn = undefined;
-                return Promise.reject(new Error('simulated worker crash'));
-              }
-              return target.send(cmd as never);
-            };
-          },
-        }) as DynamoDBDocumentClient;
         const defs = [...jobs.filter((j) => j.type !== BULK_JOB), ...bulkJobs({ chunkSize: 3, budgetMs: 0 })];
-        return jobsWorker({ ...deps, db }, defs, normalizers);
+        return jobsWorker(faults.inject(deps), defs, normalizers);
       },
     },
   },
@@ -174,13 +162,12 @@ describe('bulk jobs', () => {
       await contact('c3@bulk.test', true),
       await contact('c4@bulk.test', true),
     ];
-    let commits = 0;
-    crashOn = (cmd) =>
-      cmd.constructor.name === 'UpdateCommand' &&
-      String(cmd.input.UpdateExpression).includes('list_append') &&
-      ++commits === 1;
+    // The chunk's commit: its results and the checkpoint, in one update of the job.
+    const commit = (call: StoreCall) =>
+      call.op === 'update' && String(call.expression).includes('list_append');
+    faults.failAt(commit);
     const job = await runBulk('delete', [...ids, unknownId]);
-    expect(crashOn).toBeUndefined();
+    expect(faults.fired).toBe(true);
     expect(job).toMatchObject({ status: 'completed', total: 5, processed: 5, succeeded: 4, failed: 1 });
     expect(job.errors).toEqual([{ contactId: unknownId, reason: 'not_found' }]);
 
@@ -189,11 +176,7 @@ describe('bulk jobs', () => {
       await contact('s2@bulk.test', false),
       await contact('s3@bulk.test', false),
     ];
-    let subCommits = 0;
-    crashOn = (cmd) =>
-      cmd.constructor.name === 'UpdateCommand' &&
-      String(cmd.input.UpdateExpression).includes('list_append') &&
-      ++subCommits === 1;
+    faults.failAt(commit);
     const sub = await runBulk('subscribe', subs);
     expect(sub).toMatchObject({ status: 'completed', succeeded: 3, failed: 0 });
     for (const id of subs) expect(await eventNames(rt, id)).toEqual(['contact.subscribed']);

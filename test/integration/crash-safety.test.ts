@@ -3,42 +3,20 @@
  * data, and the next write must repair it. Each test runs a use case on a store that "crashes"
  * (throws) at a chosen write, then checks the public API.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { parseDataPatch } from '../../shared/contacts/data';
 import { deleteContact, patchContact, upsertContact } from '../../shared/contacts/service';
 import type { Deps } from '../../shared/ports';
 import { keys } from '../../shared/table';
+import { crashingAt, type StoreCall } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
 
-type Command = { constructor: { name: string }; input: Record<string, unknown> };
-
-/** A store that throws at the first command `match` accepts (once), as a crashed Lambda would stop. */
-function crashingAt(match: (cmd: Command) => boolean): Deps {
-  let crashed = false;
-  const db = new Proxy(rt.deps.db, {
-    get(target, prop, receiver) {
-      if (prop === 'send') {
-        return (cmd: Command) => {
-          if (!crashed && match(cmd)) {
-            crashed = true;
-            return Promise.reject(new Error('simulated crash'));
-          }
-          return target.send(cmd as never);
-        };
-      }
-      return Reflect.get(target, prop, receiver);
-    },
-  }) as DynamoDBDocumentClient;
-  return { ...rt.deps, db };
-}
-
-const sk = (cmd: Command) =>
-  ((cmd.input.Item as Record<string, unknown> | undefined)?.sk ??
-    (cmd.input.Key as Record<string, unknown> | undefined)?.sk) as string | undefined;
-const isPut = (cmd: Command) => cmd.constructor.name === 'PutCommand';
+/** A put of the item whose sort key `sk` accepts. */
+const put = (sk: (sk: string) => boolean) => (call: StoreCall) =>
+  call.op === 'put' && call.key !== undefined && sk(call.key.sk);
 
 async function eventNames(contactId: string) {
   const out = await rt.deps.db.send(
@@ -60,7 +38,10 @@ async function visible(email: string) {
 describe('crash between dependent writes', () => {
   it('create: claim written, contact not -> invisible, and the next upsert completes it', async () => {
     const email = 'crash-create@example.org';
-    const deps = crashingAt((c) => isPut(c) && sk(c) === '#CONTACT');
+    const deps = crashingAt(
+      rt.deps,
+      put((sk) => sk === '#CONTACT'),
+    );
     await expect(
       upsertContact(
         deps,
@@ -80,7 +61,10 @@ describe('crash between dependent writes', () => {
     const created = await rt.api('POST', '/contacts', { body: { email: 'crash-move-a@example.org' } });
     const id = created.body.id as string;
     const target = 'crash-move-b@example.org';
-    const deps = crashingAt((c) => isPut(c) && sk(c) === '#CONTACT');
+    const deps = crashingAt(
+      rt.deps,
+      put((sk) => sk === '#CONTACT'),
+    );
     await expect(patchContact(deps, rt.projectId, id, { email: target })).rejects.toThrow('simulated crash');
     expect((await rt.api('GET', `/contacts/${id}`)).body.email).toBe('crash-move-a@example.org');
     expect((await visible(target)).found).toEqual([]);
@@ -93,7 +77,7 @@ describe('crash between dependent writes', () => {
   it('email change: contact written, old claim not removed -> the old email is free', async () => {
     const created = await rt.api('POST', '/contacts', { body: { email: 'crash-old-a@example.org' } });
     const id = created.body.id as string;
-    const deps = crashingAt((c) => c.constructor.name === 'DeleteCommand' && sk(c) === '#EMAIL');
+    const deps = crashingAt(rt.deps, (call) => call.op === 'delete' && call.key?.sk === '#EMAIL');
     await expect(
       patchContact(deps, rt.projectId, id, { email: 'crash-old-b@example.org' }),
     ).rejects.toThrow();
@@ -107,7 +91,10 @@ describe('crash between dependent writes', () => {
   it('subscription change: contact written, event not -> the event is written by the next update', async () => {
     const created = await rt.api('POST', '/contacts', { body: { email: 'crash-event@example.org' } });
     const id = created.body.id as string;
-    const deps = crashingAt((c) => isPut(c) && String(sk(c)).startsWith('EV#'));
+    const deps = crashingAt(
+      rt.deps,
+      put((sk) => sk.startsWith('EV#')),
+    );
     await expect(patchContact(deps, rt.projectId, id, { subscribed: false })).rejects.toThrow(
       'simulated crash',
     );

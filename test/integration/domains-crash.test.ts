@@ -5,12 +5,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getClaim } from '../../shared/domains/repository';
 import { addDomain, removeDomain } from '../../shared/domains/service';
-import type { Deps } from '../../shared/ports';
 import { createProject } from '../../shared/projects/repository';
+import { crashingAt, type StoreCall } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 
 const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
@@ -20,30 +19,9 @@ const rt = useLocalRuntime({
   dnsFile: join(mkdtempSync(join(tmpdir(), 'sesame-crash-')), 'zone.json'),
 });
 
-type Command = { constructor: { name: string }; input: Record<string, unknown> };
-
-/** A store that throws at the first command `match` accepts (once), as a crashed Lambda would stop. */
-function crashingAt(match: (cmd: Command) => boolean): Deps {
-  let crashed = false;
-  const db = new Proxy(rt.deps.db, {
-    get(target, prop, receiver) {
-      if (prop !== 'send') return Reflect.get(target, prop, receiver);
-      return (cmd: Command) => {
-        if (!crashed && match(cmd)) {
-          crashed = true;
-          return Promise.reject(new Error('simulated crash'));
-        }
-        return target.send(cmd as never);
-      };
-    },
-  }) as DynamoDBDocumentClient;
-  return { ...rt.deps, db };
-}
-
-const keyOf = (cmd: Command) => (cmd.input.Item ?? cmd.input.Key) as { pk?: string; sk?: string } | undefined;
 /** The write of the domain item itself (after the claim, the pointer and the SES identity). */
-const domainPut = (name: string) => (cmd: Command) =>
-  cmd.constructor.name === 'PutCommand' && keyOf(cmd)?.sk === `DOMAIN#${name}`;
+const domainPut = (name: string) => (call: StoreCall) =>
+  call.op === 'put' && call.key?.sk === `DOMAIN#${name}`;
 
 const names = async (key?: string, projectId = rt.projectId) =>
   ((await rt.api('GET', `/domains/project/${projectId}`, { key })).body as { domain: string }[]).map(
@@ -53,7 +31,7 @@ const names = async (key?: string, projectId = rt.projectId) =>
 describe('adding a domain crashes after SES, before the domain is stored', () => {
   it('shows nothing; the retry succeeds, and deleting it then deletes the identity', async () => {
     await expect(
-      addDomain(crashingAt(domainPut('crash-one.io')), rt.projectId, {
+      addDomain(crashingAt(rt.deps, domainPut('crash-one.io')), rt.projectId, {
         domain: 'crash-one.io',
         createRecords: false,
       }),
@@ -72,7 +50,7 @@ describe('adding a domain crashes after SES, before the domain is stored', () =>
 
   it('blocks other projects only until the claim is stale', async () => {
     await expect(
-      addDomain(crashingAt(domainPut('crash-two.io')), rt.projectId, {
+      addDomain(crashingAt(rt.deps, domainPut('crash-two.io')), rt.projectId, {
         domain: 'crash-two.io',
         createRecords: false,
       }),
@@ -109,9 +87,10 @@ describe('deleting a domain crashes after the domain item is gone', () => {
     const added = await rt.api('POST', '/domains', { body: { domain: 'crash-three.io' } });
     expect(added.status).toBe(201);
     const id = added.body.id as string;
-    const claimDelete = (cmd: Command) =>
-      cmd.constructor.name === 'DeleteCommand' && keyOf(cmd)?.pk === 'DOMAIN#crash-three.io';
-    await expect(removeDomain(crashingAt(claimDelete), rt.projectId, id)).rejects.toThrow('simulated crash');
+    const claimDelete = (call: StoreCall) => call.op === 'delete' && call.key?.pk === 'DOMAIN#crash-three.io';
+    await expect(removeDomain(crashingAt(rt.deps, claimDelete), rt.projectId, id)).rejects.toThrow(
+      'simulated crash',
+    );
 
     expect((await rt.api('GET', `/domains/${id}/verify`)).status).toBe(404);
     expect((await rt.api('DELETE', `/domains/${id}`)).status).toBe(404);

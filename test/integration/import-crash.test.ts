@@ -5,7 +5,6 @@
  * message and the job must end with exactly the counts, errors and contacts of an uninterrupted
  * run: no row lost, none counted twice.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
@@ -13,35 +12,14 @@ import { importJobs } from '../../shared/imports/jobs';
 import { IMPORT_JOB } from '../../shared/imports/worker';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { type StoreCall, StoreFaults } from './helpers/faults';
 import { importCsv, upload } from './helpers/imports';
 import { type Json, useLocalRuntime } from './helpers/local';
 
-type Command = { constructor: { name: string }; input: Record<string, unknown> };
-
-/** One injected failure: the `nth` command that `match` accepts throws, once. */
-let fault: { match: (cmd: Command) => boolean; nth: number; seen: number; fired: boolean } | undefined;
+/** One injected failure at a time: the `nth` request that a test's match accepts throws, once. */
+const faults = new StoreFaults('simulated worker crash');
 /** While set, each jobs invocation waits for `release()`. */
 let gate: { waiting: (() => void)[] } | undefined;
-
-function failAt(match: (cmd: Command) => boolean, nth: number) {
-  fault = { match, nth, seen: 0, fired: false };
-}
-
-function faultyDeps(deps: Deps): Deps {
-  const db = new Proxy(deps.db, {
-    get(target, prop, receiver) {
-      if (prop !== 'send') return Reflect.get(target, prop, receiver);
-      return (cmd: Command) => {
-        if (fault && !fault.fired && fault.match(cmd) && ++fault.seen === fault.nth) {
-          fault.fired = true;
-          return Promise.reject(new Error('simulated worker crash'));
-        }
-        return target.send(cmd as never);
-      };
-    },
-  }) as DynamoDBDocumentClient;
-  return { ...deps, db };
-}
 
 const smallChunks = [
   ...jobs.filter((j) => j.type !== IMPORT_JOB),
@@ -52,7 +30,7 @@ const rt = useLocalRuntime({
   handlers: {
     queues: {
       jobs: (deps: Deps) => {
-        const worker = jobsWorker(faultyDeps(deps), smallChunks, normalizers);
+        const worker = jobsWorker(faults.inject(deps), smallChunks, normalizers);
         return async (event: SQSEvent) => {
           if (gate) await new Promise<void>((resolve) => gate!.waiting.push(resolve));
           return worker(event);
@@ -62,17 +40,11 @@ const rt = useLocalRuntime({
   },
 });
 
-const sk = (cmd: Command) =>
-  ((cmd.input.Item as Record<string, unknown> | undefined)?.sk ??
-    (cmd.input.Key as Record<string, unknown> | undefined)?.sk) as string | undefined;
-const isContactPut = (cmd: Command) => cmd.constructor.name === 'PutCommand' && sk(cmd) === '#CONTACT';
-const isClaimPut = (cmd: Command) => cmd.constructor.name === 'PutCommand' && sk(cmd) === '#EMAIL';
-const isCheckpoint = (cmd: Command) =>
-  cmd.constructor.name === 'UpdateCommand' &&
-  sk(cmd) === '#JOB' &&
-  String(cmd.input.UpdateExpression).includes('nextOffset = :offset');
-const isErrorsPut = (cmd: Command) =>
-  cmd.constructor.name === 'PutCommand' && String(sk(cmd)).startsWith('ERR#');
+const isContactPut = (call: StoreCall) => call.op === 'put' && call.key?.sk === '#CONTACT';
+const isClaimPut = (call: StoreCall) => call.op === 'put' && call.key?.sk === '#EMAIL';
+const isCheckpoint = (call: StoreCall) =>
+  call.op === 'update' && call.key?.sk === '#JOB' && String(call.expression).includes('nextOffset = :offset');
+const isErrorsPut = (call: StoreCall) => call.op === 'put' && String(call.key?.sk).startsWith('ERR#');
 
 /**
  * 200 data rows for `tag`: 120 new emails, 40 that exist already, 20 repeats of new emails (in the
@@ -133,7 +105,7 @@ describe('import crash safety', () => {
   let referenceContacts: Json[];
 
   it('an uninterrupted run gives the expected counts', async () => {
-    fault = undefined;
+    faults.clear();
     reference = await run('calm');
     expect(reference).toMatchObject({
       status: 'completed',
@@ -148,7 +120,7 @@ describe('import crash safety', () => {
     expect(referenceContacts).toHaveLength(160);
   });
 
-  const crashes: [string, (cmd: Command) => boolean, number][] = [
+  const crashes: [string, (call: StoreCall) => boolean, number][] = [
     ['in the middle of a chunk of contact writes', isContactPut, 37],
     ['after a chunk claimed its new emails, before any contact of it was written', isClaimPut, 45],
     ['after all writes of a chunk, before its checkpoint', isCheckpoint, 4],
@@ -158,9 +130,9 @@ describe('import crash safety', () => {
   for (const [when, match, nth] of crashes) {
     it(`a worker that dies ${when} resumes on redelivery with identical results`, async () => {
       const tag = `crash${crashes.findIndex((c) => c[0] === when)}`;
-      failAt(match, nth);
+      faults.failAt(match, nth);
       const job = await run(tag);
-      expect(fault?.fired).toBe(true);
+      expect(faults.fired).toBe(true);
       expect(withoutIds(job)).toEqual(withoutIds(reference));
       expect(await snapshot(tag)).toEqual(referenceContacts);
       expect(rt.queue.deadLetters()).toEqual([]);
@@ -170,7 +142,7 @@ describe('import crash safety', () => {
 
 describe('import progress', () => {
   it('reports queued, then processing with processedRows, then completed', async () => {
-    fault = undefined;
+    faults.clear();
     gate = { waiting: [] };
     const res = await upload(rt, scenario('progress'));
     expect(res.status).toBe(202);

@@ -1,0 +1,111 @@
+/**
+ * Crashes injected at the store seam: a store whose chosen request fails, once, as a process that
+ * stops there would. Tests name the request by what it does to which item (`op`, `key`), never by
+ * SDK command.
+ *
+ *     const deps = crashingAt(rt.deps, (call) => call.op === 'put' && call.key?.sk === '#CONTACT');
+ *     await expect(upsertContact(deps, ...)).rejects.toThrow('simulated crash');
+ *
+ * For handlers built once (a queue worker), keep a `StoreFaults`, inject it into their deps and
+ * arm it per test with `failAt`.
+ */
+import type { Key, Store, Write } from '../../../shared/store/store';
+import { storeOver } from '../../../shared/store/store';
+
+/** A store request as a fault sees it. */
+export interface StoreCall {
+  readonly op:
+    | 'get'
+    | 'batchGet'
+    | 'put'
+    | 'update'
+    | 'delete'
+    | 'batchDelete'
+    | 'query'
+    | 'queryAll'
+    | 'count';
+  /** The item a single-item request reads or writes. */
+  readonly key?: Key;
+  /** An update's expression. */
+  readonly expression?: string;
+  /** A write's condition. */
+  readonly condition?: string;
+}
+
+export type CallMatch = (call: StoreCall) => boolean;
+
+function callOf(write: Write): StoreCall {
+  const condition = write.if === undefined ? {} : { condition: write.if };
+  if ('put' in write)
+    return { op: 'put', key: { pk: String(write.put.pk), sk: String(write.put.sk) }, ...condition };
+  if ('update' in write)
+    return { op: 'update', key: write.update, expression: write.expression, ...condition };
+  return { op: 'delete', key: write.delete, ...condition };
+}
+
+/** Faults for the stores it wraps: at most one armed at a time, each firing once. */
+export class StoreFaults {
+  #armed: { match: CallMatch; nth: number; seen: number } | undefined;
+  #fired = false;
+
+  constructor(private readonly message = 'simulated crash') {}
+
+  /** The `nth` request that `match` accepts fails, once. Replaces a fault armed before. */
+  failAt(match: CallMatch, nth = 1): void {
+    this.#armed = { match, nth, seen: 0 };
+    this.#fired = false;
+  }
+
+  /** No fault from now on. */
+  clear(): void {
+    this.#armed = undefined;
+    this.#fired = false;
+  }
+
+  /** Whether the fault armed last has fired. */
+  get fired(): boolean {
+    return this.#fired;
+  }
+
+  /** `store`, with the faults. */
+  wrap(store: Store): Store {
+    const gate = <T>(call: StoreCall, run: () => Promise<T>): Promise<T> =>
+      this.#fails(call) ? Promise.reject(new Error(this.message)) : run();
+    const faults = this;
+    return storeOver({
+      get: (key, options) => gate({ op: 'get', key }, () => store.get(key, options)),
+      batchGet: (keys, options) => gate({ op: 'batchGet' }, () => store.batchGet(keys, options)),
+      write: (write) => gate(callOf(write), () => store.write(write)),
+      batchDelete: (keys) => gate({ op: 'batchDelete' }, () => store.batchDelete(keys)),
+      query: (query, options) => gate({ op: 'query' }, () => store.query(query, options)),
+      count: (query) => gate({ op: 'count' }, () => store.count(query)),
+      async *queryAll(query) {
+        if (faults.#fails({ op: 'queryAll' })) throw new Error(faults.message);
+        yield* store.queryAll(query);
+      },
+    });
+  }
+
+  /** `deps` with its store wrapped. */
+  inject<D extends { readonly store: Store }>(deps: D): D {
+    return { ...deps, store: this.wrap(deps.store) };
+  }
+
+  #fails(call: StoreCall): boolean {
+    const armed = this.#armed;
+    if (!armed || this.#fired || !armed.match(call) || ++armed.seen !== armed.nth) return false;
+    this.#fired = true;
+    return true;
+  }
+}
+
+/** `deps` whose store fails once, at the first request `match` accepts. */
+export function crashingAt<D extends { readonly store: Store }>(
+  deps: D,
+  match: CallMatch,
+  message = 'simulated crash',
+): D {
+  const faults = new StoreFaults(message);
+  faults.failAt(match);
+  return faults.inject(deps);
+}
