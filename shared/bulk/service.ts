@@ -4,10 +4,11 @@
  * emitted exactly when a flag really changes, and deletes take the usual tombstone + purge path).
  * Unknown ids, including other projects' ids, are reported per id as failures.
  */
+import * as z from 'zod';
 import { mapLimit, readContactRecords } from '../contacts/batch';
 import { deleteContact, findContact, patchContact } from '../contacts/service';
 import { AppError } from '../errors';
-import { MAX_RECEIVES } from '../imports/worker';
+import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
 import type { Deps } from '../ports';
 import {
   type BulkFailure,
@@ -22,6 +23,12 @@ import {
 import type { BulkType } from './schemas';
 
 export const BULK_JOB = 'bulk.run';
+
+/** The message that starts a bulk job, and each continuation of it: which job to run or resume. */
+export const bulkJobMessage = defineJobMessage({
+  type: BULK_JOB,
+  schema: z.object({ type: z.literal(BULK_JOB), projectId: z.string().min(1), jobId: z.string().min(1) }),
+});
 
 export interface BulkWorkerOptions {
   /** Ids per chunk (one plan and one commit each). @default 100 */
@@ -46,17 +53,20 @@ export async function startBulk(
     contactIds: [...new Set(contactIds)],
     createdAt: deps.clock.now().toISOString(),
   });
-  await deps.queue.send('jobs', { type: BULK_JOB, projectId, jobId: job.jobId });
+  await enqueue(deps, bulkJobMessage, { projectId, jobId: job.jobId });
   return { jobId: job.jobId, status: job.status };
 }
 
-/** Runs (or resumes, from the job's checkpoint) one bulk job for one message. */
+/**
+ * Runs (or resumes, from the job's checkpoint) one bulk job for one message. On the message's
+ * last attempt (`attempt`, the worker's `meta`) a failure also fails the job.
+ */
 export async function runBulk(
   deps: Deps,
   projectId: string,
   jobId: string,
   options: BulkWorkerOptions = {},
-  receiveCount = 1,
+  attempt: Pick<JobMeta, 'lastAttempt'> = { lastAttempt: false },
 ): Promise<void> {
   const started = performance.now();
   const found0 = await getBulkJob(deps, projectId, jobId);
@@ -107,12 +117,12 @@ export async function runBulk(
       if (!committed || done) return;
       job = { ...job, processed: next, plan: undefined };
       if (performance.now() - started > (options.budgetMs ?? 20_000)) {
-        await deps.queue.send('jobs', { type: BULK_JOB, projectId, jobId });
+        await enqueue(deps, bulkJobMessage, { projectId, jobId });
         return;
       }
     }
   } catch (error) {
-    if (receiveCount >= MAX_RECEIVES) {
+    if (attempt.lastAttempt) {
       await failBulkJob(
         deps,
         job,

@@ -4,38 +4,36 @@
  */
 import * as z from 'zod';
 import { defineJob, type Normalizer } from '../jobs/registry';
-import { checkUploadDeadline, IMPORT_DEADLINE_JOB, parseUploadKey } from './upload';
-import { IMPORT_JOB, type ImportWorkerOptions, runImport } from './worker';
+import { checkUploadDeadline, type IMPORT_DEADLINE_JOB, parseUploadKey } from './upload';
+import { IMPORT_JOB, type ImportWorkerOptions, importJobMessage, runImport } from './worker';
 
+/** The import job; tests pass smaller chunks and budgets. */
 export function importJobs(options: ImportWorkerOptions = {}) {
   return [
     defineJob({
-      type: IMPORT_JOB,
-      schema: z.object({
-        type: z.literal(IMPORT_JOB),
-        projectId: z.string().min(1),
-        jobId: z.string().min(1),
-      }),
-      run: (deps, m, meta) => runImport(deps, m.projectId, m.jobId, options, meta.receiveCount),
+      ...importJobMessage,
+      run: (deps, m, meta) => runImport(deps, m.projectId, m.jobId, options, meta),
     }),
   ];
 }
+
+// The literal, not upload.ts's constant: upload.ts may import this module (to schedule the job),
+// so nothing from it is read while this module loads. The type keeps the two equal.
+const deadlineType: typeof IMPORT_DEADLINE_JOB = 'import.deadline';
 
 /**
  * The deadline check of an accepted upload, put on the queue by the one-off schedule the upload
  * authorizer arranges (upload.ts): fails the job if its file never arrived.
  */
-export const uploadDeadlineJobs = [
-  defineJob({
-    type: IMPORT_DEADLINE_JOB,
-    schema: z.object({
-      type: z.literal(IMPORT_DEADLINE_JOB),
-      projectId: z.string().min(1),
-      jobId: z.string().min(1),
-    }),
-    run: (deps, m) => checkUploadDeadline(deps, m.projectId, m.jobId),
+export const uploadDeadlineJob = defineJob({
+  type: deadlineType,
+  schema: z.object({
+    type: z.literal(deadlineType),
+    projectId: z.string().min(1),
+    jobId: z.string().min(1),
   }),
-];
+  run: (deps, m) => checkUploadDeadline(deps, m.projectId, m.jobId),
+});
 
 const s3Event = z.object({
   Records: z.array(
@@ -65,3 +63,6 @@ export const s3UploadNormalizer: Normalizer = (body) => {
     return upload ? [{ type: IMPORT_JOB, projectId: upload.projectId, jobId: upload.jobId }] : [];
   });
 };
+
+export const jobs = [...importJobs(), uploadDeadlineJob];
+export const normalizers: readonly Normalizer[] = [s3UploadNormalizer];

@@ -8,9 +8,10 @@
  * counts, which are committed with the checkpoint in one conditional update, are added once.
  */
 
+import * as z from 'zod';
 import { type ImportRow, importContacts } from '../contacts/batch';
 import { parseDataPatch } from '../contacts/data';
-import { defaults, manifest } from '../manifest';
+import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { assertUtf8, ImportFileError, layoutOf, readRecords, readRow } from './csv';
 import { extractFilePart } from './multipart';
@@ -26,6 +27,16 @@ import {
 
 export const IMPORT_JOB = 'import.run';
 
+/** The message that starts an import job, and each continuation of it: which job to run or resume. */
+export const importJobMessage = defineJobMessage({
+  type: IMPORT_JOB,
+  schema: z.object({
+    type: z.literal(IMPORT_JOB),
+    projectId: z.string().min(1),
+    jobId: z.string().min(1),
+  }),
+});
+
 export interface ImportWorkerOptions {
   /** Rows per chunk: the unit of work committed with the checkpoint. @default 1000 */
   readonly chunkRows?: number;
@@ -35,17 +46,16 @@ export interface ImportWorkerOptions {
   readonly concurrency?: number;
 }
 
-const jobsQueue = manifest.queues.find((q) => q.name === 'jobs');
-/** Receives after which the queue dead-letters a message: the last one records the failure. */
-export const MAX_RECEIVES = jobsQueue?.maxReceiveCount ?? defaults.maxReceiveCount;
-
-/** Runs (or resumes) one import job for one message. */
+/**
+ * Runs (or resumes) one import job for one message. On the message's last attempt (`attempt`,
+ * the worker's `meta`) a failure also fails the job, since the queue will not deliver it again.
+ */
 export async function runImport(
   deps: Deps,
   projectId: string,
   jobId: string,
   options: ImportWorkerOptions = {},
-  receiveCount = 1,
+  attempt: Pick<JobMeta, 'lastAttempt'> = { lastAttempt: false },
 ): Promise<void> {
   const started = performance.now();
   let job = await getImportJob(deps, projectId, jobId);
@@ -123,7 +133,7 @@ export async function runImport(
         return;
       }
       if (performance.now() - started > (options.budgetMs ?? 20_000)) {
-        await deps.queue.send('jobs', { type: IMPORT_JOB, projectId, jobId });
+        await enqueue(deps, importJobMessage, { projectId, jobId });
         return;
       }
     }
@@ -138,7 +148,7 @@ export async function runImport(
       await deps.blobs.delete(job.uploadKey);
       return;
     }
-    if (receiveCount >= MAX_RECEIVES) {
+    if (attempt.lastAttempt) {
       // The queue will not deliver this again: say so on the job instead of leaving it processing.
       await failImportJob(
         deps,

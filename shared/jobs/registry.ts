@@ -1,29 +1,122 @@
 /**
  * Background jobs. Every kind of background work runs on the one `jobs` queue (see the README,
  * "Why one queue"): a job kind is a `type`, a zod schema for its message, and a `run` function.
- * Each domain module exports its job definitions; `functions/queues/jobs` lists them all.
+ *
+ * - A job's message (`type` + `schema`, `defineJobMessage`) is declared next to the operation that
+ *   enqueues it, and the domain's `jobs.ts` binds it to its `run` (`defineJob`); or the job is
+ *   declared whole in `jobs.ts`, since a `JobDef` is also a `JobMessageDef`.
+ * - Messages are put on the queue only through `enqueue` / `scheduleJob`, which parse them with
+ *   the job's own schema first: a message the worker would refuse is refused when it is sent.
+ * - The worker's job list is `allJobs` (`./catalog.ts`), derived from every domain's `jobs.ts`.
  *
  * Messages that arrive in other shapes (an S3 event notification, an SNS envelope) are turned
  * into job messages by `normalizers` before validation.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import type { Deps } from '../ports';
+import { defaults, manifest, type QueueName } from '../manifest';
+import type { Deps, QueueMessage } from '../ports';
+
+/** The queue every job message goes to. */
+export const JOBS_QUEUE = 'jobs' satisfies QueueName;
+
+/** Receives of one message before the queue dead-letters it (the manifest's `maxReceiveCount`). */
+export const JOBS_MAX_RECEIVES: number =
+  manifest.queues.find((q) => q.name === JOBS_QUEUE)?.maxReceiveCount ?? defaults.maxReceiveCount;
 
 export interface JobMeta {
   readonly messageId: string;
+  /** SQS's ApproximateReceiveCount: 1 on the first delivery. */
   readonly receiveCount: number;
+  /**
+   * No further delivery will follow if this one fails: the receive count has reached the queue's
+   * `maxReceiveCount`, so a failure sends the message to the dead-letter queue. A job that keeps
+   * state (a job item) records its failure there before rethrowing, instead of staying
+   * `processing` forever.
+   */
+  readonly lastAttempt: boolean;
 }
 
-export interface JobDef<T extends { type: string } = { type: string }> {
+/**
+ * A job's message: its `type` and the zod schema every message of that type satisfies (`T` is
+ * what the schema gives, `I` what it takes, which differ where a field has a default).
+ */
+export interface JobMessageDef<T extends QueueMessage = QueueMessage, I = T> {
   readonly type: T['type'];
-  readonly schema: z.ZodType<T>;
+  readonly schema: z.ZodType<T, I>;
+}
+
+export interface JobDef<T extends QueueMessage = QueueMessage, I = T> extends JobMessageDef<T, I> {
   run(deps: Deps, message: T, meta: JobMeta): Promise<void>;
 }
 
-/** Helps type inference: `defineJob({type, schema, run})`. */
-export function defineJob<T extends { type: string }>(def: JobDef<T>): JobDef<T> {
+/** Helps type inference: `defineJobMessage({type, schema})`. */
+export function defineJobMessage<T extends QueueMessage, I = T>(
+  def: JobMessageDef<T, I>,
+): JobMessageDef<T, I> {
   return def;
+}
+
+/** Helps type inference: `defineJob({type, schema, run})`, or `defineJob({...message, run})`. */
+export function defineJob<T extends QueueMessage, I = T>(def: JobDef<T, I>): JobDef<T, I> {
+  return def;
+}
+
+/** What a caller gives to enqueue a job: the schema's input without `type`, which the job supplies. */
+export type JobInput<T extends QueueMessage, I = T> = Omit<I, 'type'> & { readonly type?: T['type'] };
+
+/** A job message that does not satisfy its job's schema: a bug in the caller, never sent. */
+export class InvalidJobMessageError extends Error {
+  override readonly name = 'InvalidJobMessageError';
+  readonly issues: readonly z.core.$ZodIssue[];
+  constructor(
+    readonly jobType: string,
+    error: z.ZodError,
+  ) {
+    super(`Refused to enqueue an invalid ${jobType} message: ${z.prettifyError(error)}`);
+    this.issues = error.issues;
+  }
+}
+
+/**
+ * The message of `job` built from `input` and parsed with the job's schema (the one the worker
+ * parses it with); throws `InvalidJobMessageError` when it does not satisfy it.
+ */
+export function jobMessage<T extends QueueMessage, I>(
+  job: JobMessageDef<T, I>,
+  input: NoInfer<JobInput<T, I>>,
+): T {
+  // `type` first, so that an input naming another type fails the schema instead of being renamed.
+  const parsed = job.schema.safeParse({ type: job.type, ...input });
+  if (!parsed.success) throw new InvalidJobMessageError(job.type, parsed.error);
+  return parsed.data;
+}
+
+/**
+ * Puts one message of `job` on the jobs queue, after checking it against the job's schema: an
+ * invalid message is refused here (`InvalidJobMessageError`) rather than dead-lettered later.
+ * Delivery is at-least-once, so the job must be idempotent.
+ */
+export async function enqueue<T extends QueueMessage, I>(
+  deps: Pick<Deps, 'queue'>,
+  job: JobMessageDef<T, I>,
+  input: NoInfer<JobInput<T, I>>,
+  options: { readonly delaySeconds?: number } = {},
+): Promise<void> {
+  await deps.queue.send(JOBS_QUEUE, jobMessage(job, input), options);
+}
+
+/**
+ * Arranges a one-off schedule that puts a message of `job` on the jobs queue at `at` (for waits
+ * beyond SQS's 15-minute delay). The message is checked now, like `enqueue`'s.
+ */
+export async function scheduleJob<T extends QueueMessage, I>(
+  deps: Pick<Deps, 'scheduler'>,
+  job: JobMessageDef<T, I>,
+  input: NoInfer<JobInput<T, I>>,
+  schedule: { readonly name: string; readonly at: Date },
+): Promise<void> {
+  await deps.scheduler.scheduleAt({ ...schedule, queue: JOBS_QUEUE, message: jobMessage(job, input) });
 }
 
 /** Turns a foreign message body into zero or more job messages; undefined when it does not apply. */
@@ -48,12 +141,19 @@ export interface JobsWorkerOptions {
    * tenth of the invocation's time. @default 2000
    */
   readonly returnMarginMs?: number;
+  /**
+   * The queue's `maxReceiveCount`: a record received this many times runs with
+   * `meta.lastAttempt`. @default the jobs queue's, from the manifest
+   */
+  readonly maxReceiveCount?: number;
 }
 
 /**
  * The jobs queue's handler: each record is parsed, normalized, validated and run on its own, and
  * the batch response names the records that failed, so one bad message never fails the others
- * (the event source mapping has `ReportBatchItemFailures`).
+ * (the event source mapping has `ReportBatchItemFailures`). Records of a batch run one after
+ * another; the jobs queue hands one record to each invocation (`batchSize: 1` in the manifest, which
+ * says why), so a short job never waits behind a long one of the same batch.
  *
  * With an invocation context (Lambda always gives one) the worker also watches the clock: it
  * starts no record once less than `startReserveMs` is left, and gives up a record that is still
@@ -82,6 +182,7 @@ export function jobsWorker(
   if (byType.size !== defs.length) throw new Error('Two job definitions share a type');
   const startReserveMs = options.startReserveMs ?? 30_000;
   const returnMarginMs = options.returnMarginMs ?? 2_000;
+  const maxReceiveCount = options.maxReceiveCount ?? JOBS_MAX_RECEIVES;
 
   const runRecord = async (record: SQSRecord, meta: JobMeta): Promise<void> => {
     const body: unknown = JSON.parse(record.body);
@@ -110,9 +211,11 @@ export function jobsWorker(
     const marginMs = Math.min(returnMarginMs, initial / 10);
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
+      const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
       const meta: JobMeta = {
         messageId: record.messageId,
-        receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+        receiveCount,
+        lastAttempt: receiveCount >= maxReceiveCount,
       };
       const left = remaining?.();
       if (i > 0 && left !== undefined && left < reserveMs) {
