@@ -28,12 +28,12 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { manifest as defaultManifest, defaults, type ExtraGrant, type Manifest } from '../shared/manifest';
+import { manifest as defaultManifest, defaults, type Manifest, type PortUse } from '../shared/manifest';
 import { DirectUploadApi } from './constructs/direct-upload-api';
 import { bindEmailSending } from './constructs/email-sending';
 import { FunctionScheduleTarget } from './constructs/function-schedule-target';
 import { bindSubscriptionLinks } from './constructs/link-signing';
-import { bindExtraGrants } from './constructs/sender-domains';
+import { bindSenderDomainCheck, bindSenderDomainManagement } from './constructs/sender-domains';
 import { SesameFunction } from './constructs/sesame-function';
 import { pascalCase, type StatefulResources } from './stateful-stack';
 
@@ -158,7 +158,7 @@ export class StatelessStack extends Stack {
         description: `Sesame HTTP routes: ${group.name}`,
         memoryMb: group.memoryMb ?? defaults.memoryMb,
         timeoutSeconds: group.timeoutSeconds ?? defaults.httpTimeoutSeconds,
-        grants: group.grants,
+        uses: group.uses,
       });
       // One integration and one invoke permission (for this API's routes) per group, plus one for
       // `$default` on the fallback group (below); API Gateway picks the group's Lambda by route and
@@ -198,6 +198,7 @@ export class StatelessStack extends Stack {
         entry: def.authorizer,
         description: `Sesame upload authorizer: ${def.method} ${def.path}`,
         timeoutSeconds: 10,
+        uses: def.authorizerUses,
       });
       const upload = new DirectUploadApi(this, `${pascalCase(def.name)}Upload`, {
         definition: def,
@@ -228,7 +229,7 @@ export class StatelessStack extends Stack {
         entry: def.handler,
         description: `Sesame queue worker: ${def.name}`,
         timeoutSeconds: settings.timeoutSeconds,
-        grants: def.grants,
+        uses: settings.uses,
       });
       fn.addEventSource(
         new SqsEventSource(workQueue.queue, {
@@ -246,7 +247,7 @@ export class StatelessStack extends Stack {
         entry: def.handler,
         description: `Sesame schedule: ${def.name}`,
         timeoutSeconds: defaults.workerTimeoutSeconds,
-        grants: def.grants,
+        uses: def.uses,
       });
       new Schedule(this, `${pascalCase(def.name)}Schedule`, {
         schedule: ScheduleExpression.expression(def.expression),
@@ -258,7 +259,10 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the Sesame API' });
   }
 
-  /** A Sesame function with every binding the handlers' `deps` need. */
+  /**
+   * A Sesame function with the rights and environment of what its manifest entry `uses`, and
+   * nothing else (see `PortUse` in shared/manifest.ts).
+   */
   private addFunction(
     id: string,
     props: {
@@ -266,27 +270,46 @@ export class StatelessStack extends Stack {
       description: string;
       memoryMb?: number;
       timeoutSeconds: number;
-      grants?: readonly ExtraGrant[];
+      uses?: readonly PortUse[];
     },
   ): LambdaFunction {
-    const { grants, ...functionProps } = props;
+    const { uses, ...functionProps } = props;
     const sesameFunction = new SesameFunction(this, id, {
       ...functionProps,
       logRetention: this.logRetention,
     });
-    const fn = sesameFunction.function;
-    this.stateful.table.bindReadWrite(fn);
-    this.stateful.bucket.bindReadWrite(fn);
-    for (const queue of this.stateful.queues.values()) queue.bindSender(fn);
-    this.stateful.oneOffScheduler.bind(fn);
-    bindEmailSending(fn);
-    bindSubscriptionLinks(fn, {
-      publicBaseUrl: this.publicBaseUrl,
-      // Only functions that make or check links may read the key (manifest grant `sign-links`).
-      signingKey: grants?.includes('sign-links') ? this.stateful.linkSigning : undefined,
-    });
-    bindExtraGrants(sesameFunction, grants);
+    this.bindUses(sesameFunction, uses ?? []);
     this.functions.set(id, sesameFunction);
-    return fn;
+    return sesameFunction.function;
+  }
+
+  /** Binds each use: the construct owning the resource sets the variable and grants the right. */
+  private bindUses(sesameFunction: SesameFunction, uses: readonly PortUse[]): void {
+    const fn = sesameFunction.function;
+    const { table, bucket, queues, oneOffScheduler, linkSigning } = this.stateful;
+    const declared = new Set(uses);
+    // Every function gets the table's name (the environment schema requires it); rights per use.
+    table.bind(fn, { read: declared.has('table:read'), write: declared.has('table:write') });
+    const binders: Record<PortUse, (() => void) | undefined> = {
+      'table:read': undefined,
+      'table:write': undefined,
+      queue: () => {
+        for (const queue of queues.values()) queue.bindSender(fn);
+      },
+      scheduler: () => oneOffScheduler.bind(fn),
+      blobs: () => bucket.bindReadWrite(fn),
+      mailer: () => bindEmailSending(fn),
+      // Public DNS needs no AWS right.
+      dns: undefined,
+      'manage-sender-domains': () => bindSenderDomainManagement(sesameFunction),
+      'check-sender-domains': () => bindSenderDomainCheck(sesameFunction),
+      'sign-links': () =>
+        bindSubscriptionLinks(fn, { publicBaseUrl: this.publicBaseUrl, signingKey: linkSigning }),
+      // The bucket's name; `blobs` sets it too.
+      'feature-flags': () => {
+        if (!declared.has('blobs')) bucket.bindName(fn);
+      },
+    };
+    for (const use of declared) binders[use]?.();
   }
 }

@@ -6,12 +6,72 @@
  *
  * Paths use API Gateway's syntax (`{id}` for one segment). Handler paths are relative to the
  * repository root and export `handler`.
+ *
+ * Every function also declares what it `uses` of the outside world (`PortUse`): CDK grants and
+ * configures exactly that, and the HTTP stack and the upload authorizer hand their code only
+ * those ports (shared/http/ports.ts), so a missing declaration fails locally too.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Which key a route takes: secret (`sk_`), public (`pk_`, only `/v1/track`) or none. */
+/**
+ * Who may call a route: the authenticator the HTTP stack applies to it (shared/http/auth), here a
+ * secret key (`sk_`), a public key (`pk_`, only `/v1/track`), or nobody in particular (`none`).
+ * A new kind (a session cookie, a signed webhook) is one more name here, one more authenticator
+ * in `routeAuthenticators` and its entry in `authUses`.
+ */
 export type RouteAuth = 'secret' | 'public' | 'none';
+
+/**
+ * What a function uses of the outside world. Each use names ports of the handlers' `deps`
+ * (shared/ports) and, on AWS, the rights and environment CDK gives for them (`bindUses` in
+ * lib/stateless-stack.ts); a function gets nothing it does not declare.
+ *
+ * - `table:read`: `deps.db` reads: GetItem, BatchGetItem, Query (the table and its indexes);
+ * - `table:write`: `deps.db` writes: PutItem, UpdateItem, DeleteItem, BatchWriteItem (and
+ *   ConditionCheckItem, which only transactions use);
+ * - `queue`: `deps.queue`, sending to the manifest's queues;
+ * - `scheduler`: `deps.scheduler`, one-off schedules that put a message on a queue later;
+ * - `blobs`: `deps.blobs`, the objects of the upload bucket;
+ * - `mailer`: `deps.mailer`, sending mail through SES;
+ * - `dns`: `deps.dns`, public DNS lookups (no AWS right);
+ * - `manage-sender-domains`: `deps.emailIdentities` and `deps.dnsZones`: create, read and delete
+ *   SES domain identities, set their MAIL FROM domain, find Route 53 hosted zones and upsert the
+ *   domain's records in them;
+ * - `check-sender-domains`: `deps.emailIdentities.getDomainIdentity`, reading SES identities;
+ * - `sign-links`: the key of the signed subscription links in emails and the public base URL they
+ *   point at (`deps.config.linkSigningSecret`, `publicBaseUrl`; on AWS the name of the key's SSM
+ *   parameter and `ssm:GetParameter` on it), for code that makes links (sending) or checks them
+ *   (the subscription pages);
+ * - `feature-flags`: the flags of `deps.config` that follow from the deployment
+ *   (`storageEnabled`: the upload bucket's name is set), with no right on anything.
+ *
+ * Every function gets the table's name, which the environment schema requires (it grants nothing).
+ */
+export type PortUse =
+  | 'table:read'
+  | 'table:write'
+  | 'queue'
+  | 'scheduler'
+  | 'blobs'
+  | 'mailer'
+  | 'dns'
+  | 'manage-sender-domains'
+  | 'check-sender-domains'
+  | 'sign-links'
+  | 'feature-flags';
+
+/**
+ * What authenticating a request of each route kind uses (shared/http/auth), together with the
+ * per-project rate limit counted once the caller is known. A route group declares at least these
+ * for its routes (test/unit/manifest.test.ts).
+ */
+export const authUses: Readonly<Record<RouteAuth, readonly PortUse[]>> = {
+  // The key and its project are read; the rate-limit window is an UpdateItem.
+  secret: ['table:read', 'table:write'],
+  public: ['table:read', 'table:write'],
+  none: [],
+};
 
 export interface RouteDef {
   readonly method: HttpMethod;
@@ -28,20 +88,9 @@ export interface RouteGroupDef {
   readonly memoryMb?: number;
   /** Lambda timeout in seconds (API Gateway caps the request at 29 s). @default 29 */
   readonly timeoutSeconds?: number;
-  /** Rights beyond those every function has (see `ExtraGrant`). @default none */
-  readonly grants?: readonly ExtraGrant[];
+  /** What the group's routes use, their authentication included (see `PortUse`). @default none */
+  readonly uses?: readonly PortUse[];
 }
-
-/**
- * Rights only some functions get, on top of the ports every function uses:
- * - `manage-sender-domains`: create, read and delete SES domain identities, set their MAIL FROM
- *   domain, find Route 53 hosted zones and upsert the domain's records in them;
- * - `check-sender-domains`: read SES domain identities;
- * - `sign-links`: read the key of the signed subscription links in emails (on AWS the name of
- *   its SSM parameter and `ssm:GetParameter` on it), for code that makes links (sending) or
- *   checks them (the subscription pages). Without it a function can do neither.
- */
-export type ExtraGrant = 'manage-sender-domains' | 'check-sender-domains' | 'sign-links';
 
 export interface QueueDef {
   readonly name: string;
@@ -56,8 +105,8 @@ export interface QueueDef {
   readonly timeoutSeconds?: number;
   /** Cap on concurrent worker invocations, protecting the table and SES. @default 2 */
   readonly maxConcurrency?: number;
-  /** Rights beyond those every function has (see `ExtraGrant`). @default none */
-  readonly grants?: readonly ExtraGrant[];
+  /** What the worker's jobs use (see `PortUse`); receiving from its own queue is implied. @default none */
+  readonly uses?: readonly PortUse[];
 }
 
 export interface ScheduleDef {
@@ -66,8 +115,8 @@ export interface ScheduleDef {
   /** An EventBridge Scheduler expression, `rate(...)` or `cron(...)`. */
   readonly expression: string;
   readonly description: string;
-  /** Rights beyond those every function has (see `ExtraGrant`). @default none */
-  readonly grants?: readonly ExtraGrant[];
+  /** What the scheduled job uses (see `PortUse`). @default none */
+  readonly uses?: readonly PortUse[];
 }
 
 /**
@@ -115,6 +164,8 @@ export interface DirectUploadDef {
   readonly path: string;
   /** Lambda authorizer module (REST API, REQUEST type); exports `createHandler` and `handler`. */
   readonly authorizer: string;
+  /** What the authorizer uses (see `PortUse`). @default none */
+  readonly authorizerUses?: readonly PortUse[];
   readonly keyPrefix: string;
   readonly queue: string;
   /** Largest request body, in bytes, API Gateway may store (it refuses more than 10 MB itself). */
@@ -126,6 +177,9 @@ const manifestData = {
     {
       name: 'contacts',
       handler: 'functions/http/contacts/index.ts',
+      // Deleting a contact or a field, bulk jobs, and an upsert over a deleted contact's email
+      // (its purge) put jobs on the queue.
+      uses: ['table:read', 'table:write', 'queue'],
       routes: [
         { method: 'GET', path: '/contacts' },
         { method: 'POST', path: '/contacts' },
@@ -148,8 +202,10 @@ const manifestData = {
     {
       name: 'public',
       handler: 'functions/http/public/index.ts',
-      // /v1/send signs the links in the mail it sends; the subscription pages check them.
-      grants: ['sign-links'],
+      // /v1/send signs the links in the mail it sends and the subscription pages check them;
+      // /v1/verify looks up the address's domain; an upsert over a deleted contact's email
+      // (send, track) queues that contact's purge.
+      uses: ['table:read', 'table:write', 'queue', 'mailer', 'dns', 'sign-links'],
       routes: [
         { method: 'POST', path: '/v1/send' },
         // The one endpoint for browsers: public key only (spec, Authentication).
@@ -163,6 +219,7 @@ const manifestData = {
     {
       name: 'templates',
       handler: 'functions/http/templates/index.ts',
+      uses: ['table:read', 'table:write'],
       routes: [
         { method: 'GET', path: '/templates' },
         { method: 'POST', path: '/templates' },
@@ -176,6 +233,8 @@ const manifestData = {
     {
       name: 'events',
       handler: 'functions/http/events/index.ts',
+      // Deleting an event name is a job; /events/track upserts contacts as /v1/track does.
+      uses: ['table:read', 'table:write', 'queue'],
       routes: [
         { method: 'POST', path: '/events/track' },
         { method: 'GET', path: '/events' },
@@ -190,7 +249,8 @@ const manifestData = {
     {
       name: 'domains',
       handler: 'functions/http/domains/index.ts',
-      grants: ['manage-sender-domains'],
+      // The forced check (verify) reads SES and DNS as the background check does.
+      uses: ['table:read', 'table:write', 'manage-sender-domains', 'dns'],
       routes: [
         { method: 'GET', path: '/domains/project/{projectId}' },
         { method: 'POST', path: '/domains' },
@@ -202,6 +262,8 @@ const manifestData = {
       name: 'config',
       handler: 'functions/http/config/index.ts',
       memoryMb: 256,
+      // Open routes only, and the 404s and CORS preflights of `$default`: no store, no key.
+      uses: ['feature-flags'],
       routes: [{ method: 'GET', path: '/config', auth: 'none' }],
     },
   ],
@@ -212,6 +274,9 @@ const manifestData = {
       method: 'POST',
       path: '/contacts/import',
       authorizer: 'functions/authorizers/contacts-import/index.ts',
+      // The key and project, the rate-limit window, the job it creates, and the one-off schedule
+      // of the job's upload deadline (shared/imports/upload.ts).
+      authorizerUses: ['table:read', 'table:write', 'scheduler'],
       keyPrefix: 'imports/',
       queue: 'jobs',
       // 5 MB of CSV plus room for the multipart envelope (shared/imports/upload.ts checks the same).
@@ -236,9 +301,27 @@ const manifestData = {
     {
       name: 'jobs',
       handler: 'functions/queues/jobs/index.ts',
-      batchSize: 5,
+      // Fairness on the one queue: a long job must not hold up short ones. One record per
+      // invocation, so a small job never waits behind an import chunk of its own batch (a batch's
+      // records run one after another), and five invocations at once, so it takes a free slot
+      // beside up to four running long messages. Only when five long messages run at once does it
+      // wait: for the first of them to end its budgeted share (about 20 s), after which it is
+      // received before their continuations, which were sent after it (SQS's best-effort order).
+      // Five is the number of batches Lambda starts polling with, so the cap is reached without
+      // waiting for scale-out, and it leaves most of a new account's small concurrency quota to
+      // the API. (test/integration/jobs-fairness.test.ts)
+      // Cost: nothing more at idle (the same one queue and pollers; a concurrency cap is not
+      // provisioned concurrency). Busy, each message gets its own invocation ($0.20 per million)
+      // and its own receive and delete ($0.40 per million SQS requests each) instead of sharing
+      // them with up to four others: at most about $0.80 more per million messages, while the
+      // GB-seconds stay the same (the same work, one record at a time either way).
+      batchSize: 1,
+      maxConcurrency: 5,
       timeoutSeconds: 300,
       visibilityTimeoutSeconds: 1800,
+      // Imports read the uploaded files; large jobs continue in follow-up messages, and deleting
+      // contacts (bulk delete, purges met on the way) queues their purges.
+      uses: ['table:read', 'table:write', 'queue', 'blobs'],
     },
   ],
   schedules: [
@@ -247,7 +330,7 @@ const manifestData = {
       handler: 'functions/schedules/domain-check/index.ts',
       expression: 'rate(5 minutes)',
       description: 'Re-checks SES and DNS for every pending sender domain',
-      grants: ['check-sender-domains'],
+      uses: ['table:read', 'table:write', 'check-sender-domains', 'dns'],
     },
   ],
 } as const satisfies Manifest;
@@ -259,6 +342,53 @@ export type QueueName = (typeof manifestData.queues)[number]['name'];
 
 /** API Gateway's route key for a route, as it appears in `event.routeKey`. */
 export const routeKey = (route: Pick<RouteDef, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+/** The names of a route path's `{param}` segments, in order (`{proxy+}` gives `proxy`). */
+export const pathParamNames = (path: string): string[] =>
+  [...path.matchAll(/\{([^}+]+)\+?\}/g)].map((m) => m[1]!);
+
+/** The kinds of function the manifest makes, as CDK names them (`Http<Group>`, `Worker<Queue>`...). */
+export type FunctionKind = 'http' | 'queue' | 'schedule' | 'authorizer';
+
+/** One function of the deployment with what it declares it uses. */
+export interface FunctionUses {
+  readonly kind: FunctionKind;
+  /** The route group, queue, schedule or direct upload's name. */
+  readonly name: string;
+  /** Its handler module. */
+  readonly handler: string;
+  readonly uses: readonly PortUse[];
+}
+
+/** Every function the manifest makes, with its declared uses. */
+export function functionUses(m: Manifest): FunctionUses[] {
+  return [
+    ...m.routeGroups.map((g) => ({
+      kind: 'http' as const,
+      name: g.name,
+      handler: g.handler,
+      uses: g.uses ?? [],
+    })),
+    ...m.queues.map((q) => ({
+      kind: 'queue' as const,
+      name: q.name,
+      handler: q.handler,
+      uses: q.uses ?? [],
+    })),
+    ...m.schedules.map((s) => ({
+      kind: 'schedule' as const,
+      name: s.name,
+      handler: s.handler,
+      uses: s.uses ?? [],
+    })),
+    ...(m.directUploads ?? []).map((u) => ({
+      kind: 'authorizer' as const,
+      name: u.name,
+      handler: u.authorizer,
+      uses: u.authorizerUses ?? [],
+    })),
+  ];
+}
 
 /** Defaults applied where a definition leaves a field out; CDK and the local runtime share them. */
 export const defaults = {

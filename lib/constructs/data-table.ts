@@ -5,20 +5,30 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { table as tableDef } from '../../shared/table';
 
-/**
- * Item-level actions the repositories use. No `Scan` (the architecture forbids it on request
- * paths) and no control-plane actions (`DescribeTable`, `UpdateTable`, ...).
- */
-export const TABLE_ITEM_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
+/** Item reads the repositories make (manifest use `table:read`); `Query` also on each index. */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+/** Item writes the repositories make (manifest use `table:write`). */
+export const TABLE_WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
   'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ] as const;
+
+/**
+ * Item-level actions the repositories use. No `Scan` (the architecture forbids it on request
+ * paths) and no control-plane actions (`DescribeTable`, `UpdateTable`, ...).
+ */
+export const TABLE_ITEM_ACTIONS = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] as const;
+
+export interface TableAccess {
+  /** Item reads, and `Query` on the indexes. */
+  readonly read: boolean;
+  /** Item writes. */
+  readonly write: boolean;
+}
 
 export interface DataTableProps {
   /**
@@ -57,19 +67,31 @@ export class DataTable extends Construct {
   }
 
   /**
-   * Sets `TABLE_NAME` and grants item reads and writes on the table, plus `Query` on each named
-   * index (listed one by one rather than `index/*`).
+   * Sets `TABLE_NAME` and grants what `access` asks for on the table: item reads with `Query` on
+   * each named index (listed one by one rather than `index/*`), item writes, both or neither (the
+   * runtime's environment schema requires the name even where nothing is read or written).
    */
-  bindReadWrite(fn: LambdaFunction): void {
+  bind(fn: LambdaFunction, access: TableAccess): void {
     fn.addEnvironment('TABLE_NAME', this.table.tableName);
-    fn.addToRolePolicy(
-      new PolicyStatement({ actions: [...TABLE_ITEM_ACTIONS], resources: [this.table.tableArn] }),
-    );
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: tableDef.indexes.map((index) => `${this.table.tableArn}/index/${index.name}`),
-      }),
-    );
+    const actions = [
+      ...(access.read ? TABLE_READ_ACTIONS : []),
+      ...(access.write ? TABLE_WRITE_ACTIONS : []),
+    ];
+    if (actions.length > 0) {
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [this.table.tableArn] }));
+    }
+    if (access.read) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: tableDef.indexes.map((index) => `${this.table.tableArn}/index/${index.name}`),
+        }),
+      );
+    }
+  }
+
+  /** `bind` with item reads and writes. */
+  bindReadWrite(fn: LambdaFunction): void {
+    this.bind(fn, { read: true, write: true });
   }
 }

@@ -21,9 +21,11 @@ export class OneOffScheduler extends Construct {
   readonly group: ScheduleGroup;
   /** Assumed by EventBridge Scheduler when a one-off schedule fires. */
   readonly role: Role;
+  private readonly queues: readonly WorkQueue[];
 
   constructor(scope: Construct, id: string, props: OneOffSchedulerProps) {
     super(scope, id);
+    this.queues = props.queues;
     // Destroyed with the stack like the queues its schedules target (they would fire into nothing);
     // retaining it would also block a redeploy, since its generated name is deterministic.
     this.group = new ScheduleGroup(this, 'Group', { removalPolicy: RemovalPolicy.DESTROY });
@@ -50,14 +52,16 @@ export class OneOffScheduler extends Construct {
   }
 
   /**
-   * Sets `SCHEDULER_ROLE_ARN` and `SCHEDULER_GROUP_NAME`, grants creating, replacing and deleting
-   * schedules in the group only (the adapter updates a schedule whose name is taken), and passing
-   * the scheduler role to EventBridge Scheduler only.
+   * Sets `SCHEDULER_ROLE_ARN`, `SCHEDULER_GROUP_NAME` and the ARN of each queue a schedule may
+   * target (`QUEUE_<NAME>_ARN`), grants creating, replacing and deleting schedules in the group
+   * only (the adapter updates a schedule whose name is taken), and passing the scheduler role to
+   * EventBridge Scheduler only.
    */
   bind(fn: LambdaFunction): void {
     if (!fn.role) throw new Error(`${fn.node.path} has no role to grant scheduling to`);
     fn.addEnvironment('SCHEDULER_ROLE_ARN', this.role.roleArn);
     fn.addEnvironment('SCHEDULER_GROUP_NAME', this.group.scheduleGroupName);
+    for (const queue of this.queues) queue.bindScheduleTarget(fn);
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],

@@ -1,7 +1,6 @@
 import { Aws } from 'aws-cdk-lib';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { MANAGED_RECORD_NAME_PATTERNS } from '../../shared/domains/records';
-import type { ExtraGrant } from '../../shared/manifest';
 import { acknowledgeWildcardResource } from '../nag';
 import { sesIdentitiesArn } from './email-sending';
 import type { SesameFunction } from './sesame-function';
@@ -23,19 +22,8 @@ export const ROUTE53_RECORD_TYPES = ['CNAME', 'MX', 'TXT'] as const;
 export const route53HostedZonesArn = (): string => `arn:${Aws.PARTITION}:route53:::hostedzone/*`;
 
 /**
- * Grants a function what its manifest entry's `grants` name, in a policy of its own (so the
- * acknowledgements below cover these statements and nothing else).
- */
-export function bindExtraGrants(fn: SesameFunction, grants: readonly ExtraGrant[] = []): void {
-  for (const grant of new Set(grants)) {
-    if (grant === 'manage-sender-domains') bindSenderDomainManagement(fn);
-    else if (grant === 'check-sender-domains') bindSenderDomainCheck(fn);
-    // `sign-links` is bound with the link settings (bindSubscriptionLinks in link-signing.ts).
-  }
-}
-
-/**
- * Managing sender domains: SES identity create/read/delete and MAIL FROM on the account's
+ * Managing sender domains (manifest use `manage-sender-domains`), in a policy of its own so the
+ * acknowledgements below cover these statements and nothing else: SES identity create/read/delete and MAIL FROM on the account's
  * identities; finding hosted zones and upserting only CNAME, MX and TXT record sets with the
  * names Sesame uses (`*._domainkey.*`, `mail.*`, `_dmarc.*`), never deleting.
  */
@@ -81,7 +69,7 @@ export function bindSenderDomainManagement(fn: SesameFunction): void {
   );
 }
 
-/** The background check reads SES identities, nothing else. */
+/** Checking sender domains (manifest use `check-sender-domains`): reading SES identities, nothing else. */
 export function bindSenderDomainCheck(fn: SesameFunction): void {
   const policy = new Policy(fn, 'SenderDomainCheckPolicy', {
     roles: [fn.role],

@@ -18,7 +18,7 @@ export function queueSettings(def: QueueDef): QueueSettings {
     visibilityTimeoutSeconds: def.visibilityTimeoutSeconds ?? defaults.visibilityTimeoutSeconds,
     timeoutSeconds: def.timeoutSeconds ?? defaults.workerTimeoutSeconds,
     maxConcurrency: def.maxConcurrency ?? defaults.maxConcurrency,
-    grants: def.grants ?? [],
+    uses: def.uses ?? [],
   };
   if (settings.visibilityTimeoutSeconds < settings.timeoutSeconds) {
     throw new Error(
@@ -68,13 +68,19 @@ export class WorkQueue extends Construct {
     return this.settings.name;
   }
 
-  /** Sets `QUEUE_<NAME>_URL` and `QUEUE_<NAME>_ARN` and grants `sqs:SendMessage` (which covers batches). */
+  /** Sets `QUEUE_<NAME>_URL` and grants `sqs:SendMessage` (which covers batches). */
   bindSender(fn: LambdaFunction): void {
-    const prefix = queueEnvPrefix(this.name);
-    fn.addEnvironment(`${prefix}_URL`, this.queue.queueUrl);
-    fn.addEnvironment(`${prefix}_ARN`, this.queue.queueArn);
+    fn.addEnvironment(`${queueEnvPrefix(this.name)}_URL`, this.queue.queueUrl);
     fn.addToRolePolicy(
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );
+  }
+
+  /**
+   * Sets `QUEUE_<NAME>_ARN`, which names the queue as the target of the one-off schedules `fn`
+   * creates; EventBridge Scheduler sends with its own role, so `fn` gets no SQS right.
+   */
+  bindScheduleTarget(fn: LambdaFunction): void {
+    fn.addEnvironment(`${queueEnvPrefix(this.name)}_ARN`, this.queue.queueArn);
   }
 }

@@ -1,32 +1,45 @@
 /**
  * The one middleware stack every route group uses, in a fixed order:
- * request context (request id, header normalization) -> JSON body -> authentication ->
- * rate limit -> router -> route handler; the error handler runs last and is the only place where
- * errors become responses.
+ * request context (request id, header normalization) -> JSON body -> authentication (the
+ * authenticator the manifest names for the route, shared/http/auth) -> rate limit -> router ->
+ * path parameters (the route's schema) -> route handler; the error handler runs last and is the
+ * only place where errors become responses.
+ *
+ * A group's code gets only the ports its manifest entry declares (`scopeDeps`), authentication
+ * included.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpRouter from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod';
 import { AppError, badRequest, invalidApiKey } from '../errors';
-import { manifest, type RouteAuth, routeKey } from '../manifest';
+import { manifest, pathParamNames, type RouteAuth, type RouteGroupDef, routeKey } from '../manifest';
 import type { Deps } from '../ports';
-import { findApiKey, getProject, type KeyKind, keyKindOf } from '../projects/repository';
+import { type Authenticators, type Principal, routeAuthenticators } from './auth';
 import { isPreflight, preflightHeaders } from './cors';
-import { AuthFailureLimiter, consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
+import { declaredDeps } from './ports';
+import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
+import { parse } from './validation';
+
+export { CACHE_TTL_MS, NEGATIVE_CACHE_TTL_MS } from './auth';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** What a route handler receives: the parsed request, scoped to the caller's project. */
-export interface ApiRequest {
+/** Path parameters as API Gateway delivers them (percent-decoded once). */
+export type PathParams = Readonly<Record<string, string | undefined>>;
+
+/** What a route handler receives: the parsed request. */
+export interface ApiRequest<Params = PathParams> {
   readonly requestId: string;
   readonly method: string;
   readonly path: string;
   readonly routeKey: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly query: Readonly<Record<string, string | undefined>>;
-  readonly params: Readonly<Record<string, string | undefined>>;
+  /** The path parameters, as the route's `params` schema parsed them. */
+  readonly params: Params;
   /** Parsed JSON body; undefined when there is none or it is not JSON. */
   readonly body: unknown;
   /** The raw body bytes (for multipart uploads). */
@@ -34,62 +47,95 @@ export interface ApiRequest {
   readonly event: HttpEvent;
 }
 
-export interface AuthedRequest extends ApiRequest {
+/** The request of a route whose caller is known, scoped to the caller's project. */
+export interface AuthedRequest<Params = PathParams> extends ApiRequest<Params> {
   readonly projectId: string;
-  readonly keyKind: KeyKind;
+  readonly principal: Principal;
 }
 
 export interface RouteImpl {
   readonly method: string;
   readonly path: string;
+  /**
+   * Schema of the path parameters, required when the path has any: they are parsed (a 422 names
+   * what is wrong) before the handler runs. Declare routes with parameters through `route`.
+   */
+  readonly params?: z.ZodType;
   readonly handler: (req: AuthedRequest) => Promise<HttpResult>;
 }
 
+/** A route the manifest leaves open (`auth: 'none'`): no caller, no project. */
 export interface OpenRouteImpl {
   readonly method: string;
   readonly path: string;
   readonly auth: 'none';
+  /** As in `RouteImpl`. */
+  readonly params?: z.ZodType;
   readonly handler: (req: ApiRequest) => Promise<HttpResult>;
+}
+
+export type AnyRouteImpl = RouteImpl | OpenRouteImpl;
+
+/** A route whose path parameters `params` parses; `req.params` is the schema's output. */
+export function route<S extends z.ZodType<PathParams>>(def: {
+  readonly method: string;
+  readonly path: string;
+  readonly params: S;
+  readonly handler: (req: AuthedRequest<z.output<S>>) => Promise<HttpResult>;
+}): RouteImpl {
+  // Sound: the stack parses `params` with this schema before it calls the handler.
+  return def as unknown as RouteImpl;
+}
+
+/** An open route (`auth: 'none'`) whose path parameters `params` parses. */
+export function openRoute<S extends z.ZodType<PathParams>>(def: {
+  readonly method: string;
+  readonly path: string;
+  readonly params: S;
+  readonly handler: (req: ApiRequest<z.output<S>>) => Promise<HttpResult>;
+}): OpenRouteImpl {
+  return { ...def, auth: 'none' } as unknown as OpenRouteImpl;
 }
 
 interface State {
   requestId: string;
   body: unknown;
   rawBody: Buffer | undefined;
-  projectId?: string;
-  keyKind?: KeyKind;
+  principal?: Principal;
   rateLimit?: RateLimitState;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** Builds a route group's Lambda handler from its route implementations. */
+export interface HttpGroupOptions {
+  /** @default `routeAuthenticators(deps)`, over the group's scoped deps */
+  readonly authenticators?: Authenticators;
+}
+
+/**
+ * Builds a route group's Lambda handler. `routes` is given the group's deps, scoped to what its
+ * manifest entry declares (an array is taken as it is, for tests that build routes themselves).
+ */
 export function httpGroup(
   deps: Deps,
   groupName: string,
-  routes: readonly (RouteImpl | OpenRouteImpl)[],
+  routes: readonly AnyRouteImpl[] | ((deps: Deps) => readonly AnyRouteImpl[]),
+  options: HttpGroupOptions = {},
 ): HttpHandler {
   const group = manifest.routeGroups.find((g) => g.name === groupName);
   if (!group) throw new Error(`Route group ${groupName} is not in the manifest`);
-  const authByRoute = new Map<string, RouteAuth>(
-    group.routes.map((r) => [routeKey(r), (r as { auth?: RouteAuth }).auth ?? 'secret']),
-  );
-  for (const r of routes) {
-    const key = `${r.method} ${r.path}`;
-    if (!authByRoute.has(key))
-      throw new Error(`Route ${key} is implemented but not in the manifest group ${groupName}`);
-  }
+  const scoped = declaredDeps(deps, 'http', groupName);
+  const impls = typeof routes === 'function' ? routes(scoped) : routes;
+  const authByRoute = checkRoutes(group, impls);
+  const authenticators = options.authenticators ?? routeAuthenticators(scoped);
   const states = new WeakMap<HttpEvent, State>();
-  const cachedKey = ttlCache(deps, (raw) => findApiKey(deps, raw));
-  const cachedProject = ttlCache(deps, (id) => getProject(deps, id));
-  const authFailures = new AuthFailureLimiter(() => deps.clock.now().getTime());
   const stateOf = (event: HttpEvent) => {
     const s = states.get(event);
     if (!s) throw new Error('Request state missing');
     return s;
   };
 
-  const toRequest = (event: HttpEvent): ApiRequest => {
+  const toRequest = (event: HttpEvent, params: unknown): ApiRequest => {
     const s = stateOf(event);
     return {
       requestId: s.requestId,
@@ -98,9 +144,7 @@ export function httpGroup(
       routeKey: event.routeKey,
       headers: event.headers ?? {},
       query: event.queryStringParameters ?? {},
-      // As API Gateway delivers them for HTTP APIs: already percent-decoded, once. Decoding again
-      // would turn a field named `a%20b` into `a b`.
-      params: { ...(event.pathParameters ?? {}) },
+      params: params as PathParams,
       body: s.body,
       rawBody: s.rawBody,
       event,
@@ -108,15 +152,19 @@ export function httpGroup(
   };
 
   const router = httpRouter<HttpEvent, APIGatewayProxyStructuredResultV2>({
-    routes: routes.map((r) => ({
+    routes: impls.map((r) => ({
       method: r.method as 'GET',
       path: r.path,
       handler: async (event: HttpEvent) => {
-        const req = toRequest(event);
-        if ('auth' in r && r.auth === 'none') return r.handler(req);
-        const s = stateOf(event);
-        if (!s.projectId || !s.keyKind) throw invalidApiKey();
-        return (r as RouteImpl).handler({ ...req, projectId: s.projectId, keyKind: s.keyKind });
+        // As API Gateway delivers them for HTTP APIs: already percent-decoded, once. Decoding
+        // again would turn a field named `a%20b` into `a b`.
+        const raw = { ...(event.pathParameters ?? {}) };
+        const req = toRequest(event, r.params ? parse(r.params, raw) : raw);
+        if (isOpen(r)) return r.handler(req);
+        // Only a request API Gateway routed elsewhere (`$default`) reaches a keyed route unchecked.
+        const principal = stateOf(event).principal;
+        if (!principal) throw invalidApiKey();
+        return r.handler({ ...req, projectId: principal.projectId, principal });
       },
     })),
     notFoundResponse: ({ method, path }) => {
@@ -134,7 +182,7 @@ export function httpGroup(
       const requestId =
         incoming && REQUEST_ID.test(incoming)
           ? incoming
-          : (event.requestContext?.requestId ?? deps.ids.uuid());
+          : (event.requestContext?.requestId ?? scoped.ids.uuid());
       states.set(event, { requestId, body: undefined, rawBody: undefined });
     },
   };
@@ -152,7 +200,9 @@ export function httpGroup(
       if (text.trim() === '') return;
       try {
         s.body = JSON.parse(text);
-      } catch {
+      } catch (error) {
+        // JSON.parse throws SyntaxError for malformed text and nothing else on a string.
+        if (!(error instanceof SyntaxError)) throw error;
         throw badRequest('Malformed JSON body');
       }
     },
@@ -164,37 +214,20 @@ export function httpGroup(
       const auth = authByRoute.get(event.routeKey) ?? 'none';
       if (auth === 'none') return;
       const s = stateOf(event);
-      const client = event.requestContext?.http?.sourceIp ?? 'unknown';
-      const header = event.headers.authorization ?? '';
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      const raw = match?.[1];
-      const want: KeyKind = auth === 'public' ? 'public' : 'secret';
-      // A client past its failed-authentication budget is refused before any table read; a key
-      // this instance already knows as valid for the route still passes (it costs no read
-      // either), so clients sharing an address with a misbehaving one keep working.
-      if (raw === undefined || cachedKey.peek(raw)?.kind !== want) authFailures.check(client);
-      const fail = (error: AppError): never => {
-        authFailures.fail(client);
-        throw error;
-      };
-      if (raw === undefined) return fail(invalidApiKey());
-      if (keyKindOf(raw) !== want) {
-        return fail(
-          invalidApiKey(
-            want === 'public'
-              ? 'This endpoint takes a public key (pk_)'
-              : 'This endpoint takes a secret key (sk_)',
-          ),
-        );
-      }
-      const record = await cachedKey(raw);
-      if (!record || record.kind !== want) return fail(invalidApiKey());
-      const project = await cachedProject(record.projectId);
-      if (!project) return fail(invalidApiKey());
-      if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
-      s.projectId = record.projectId;
-      s.keyKind = record.kind;
-      s.rateLimit = await consumeRateLimit(deps, record.projectId);
+      s.principal = await authenticators[auth].authenticate({
+        headers: event.headers,
+        cookies: event.cookies ?? [],
+        sourceIp: event.requestContext?.http?.sourceIp ?? 'unknown',
+        rawBody: s.rawBody,
+      });
+    },
+  };
+
+  // Counted once the caller is known: open routes are not limited, refused callers not counted.
+  const rateLimit: MiddlewareObj<HttpEvent> = {
+    before: async (request) => {
+      const s = stateOf(request.event);
+      if (s.principal) s.rateLimit = await consumeRateLimit(scoped, s.principal.projectId);
     },
   };
 
@@ -208,9 +241,9 @@ export function httpGroup(
     },
     onError: (request) => {
       const s = states.get(request.event);
-      const requestId = s?.requestId ?? deps.ids.uuid();
+      const requestId = s?.requestId ?? scoped.ids.uuid();
       const error = toAppError(request.error, requestId);
-      const response = errorResponse(error, requestId, deps.clock.now());
+      const response = errorResponse(error, requestId, scoped.clock.now());
       response.headers['x-request-id'] = requestId;
       if (s?.rateLimit && error.statusCode !== 429)
         Object.assign(response.headers, rateLimitHeaders(s.rateLimit));
@@ -223,7 +256,38 @@ export function httpGroup(
     .use(requestContext)
     .use(body)
     .use(authenticate)
+    .use(rateLimit)
     .handler(answerPreflight(router)) as unknown as HttpHandler;
+}
+
+const isOpen = (r: AnyRouteImpl): r is OpenRouteImpl => 'auth' in r && r.auth === 'none';
+
+/**
+ * Checks the implementations against the manifest group (every route implemented is named
+ * there, is open exactly when the manifest says so, and parses each path parameter with a
+ * schema) and answers each route's auth kind by route key.
+ */
+function checkRoutes(group: RouteGroupDef, impls: readonly AnyRouteImpl[]): Map<string, RouteAuth> {
+  const authByRoute = new Map<string, RouteAuth>(group.routes.map((r) => [routeKey(r), r.auth ?? 'secret']));
+  for (const r of impls) {
+    const key = routeKey({ method: r.method as 'GET', path: r.path });
+    const auth = authByRoute.get(key);
+    if (!auth) throw new Error(`Route ${key} is implemented but not in the manifest group ${group.name}`);
+    if ((auth === 'none') !== isOpen(r)) {
+      throw new Error(
+        `Route ${key} is ${auth === 'none' ? 'open' : `authenticated (${auth})`} in the manifest, but its implementation ${isOpen(r) ? 'is open' : 'expects a caller'}`,
+      );
+    }
+    const names = pathParamNames(r.path);
+    if (names.length > 0 && !r.params) {
+      throw new Error(`Route ${key} has path parameters (${names.join(', ')}) but no params schema`);
+    }
+    const shape = (r.params as { shape?: Record<string, unknown> } | undefined)?.shape;
+    if (shape && names.some((name) => !(name in shape))) {
+      throw new Error(`The params schema of route ${key} does not parse every one of ${names.join(', ')}`);
+    }
+  }
+  return authByRoute;
 }
 
 /**
@@ -267,51 +331,4 @@ function toAppError(error: unknown, requestId: string): AppError {
   return new AppError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred', {
     suggestion: `Quote request id ${requestId} when reporting this`,
   });
-}
-
-/**
- * Key and project lookups are cached per handler instance for a short time: a key costs one
- * read per warm instance per minute instead of one per request. Rotating or disabling takes effect
- * within the TTL.
- */
-export const CACHE_TTL_MS = 60_000;
-/**
- * Unknown keys (and projects) are remembered as unknown for a shorter time, so a client repeating
- * a bad key costs no read after its first. The window this opens: a key that an instance looked up
- * before it existed keeps failing on that instance for up to 15 seconds after it is created.
- * Newly generated keys are random and have never been tried, so they work at once.
- */
-export const NEGATIVE_CACHE_TTL_MS = 15_000;
-/** Entries per cache at most (each kind); a full cache starts over, costing one read per key. */
-const CACHE_MAX_ENTRIES = 1000;
-const NEGATIVE_CACHE_MAX_ENTRIES = 10_000;
-
-function ttlCache<V>(deps: Deps, load: (id: string) => Promise<V | undefined>) {
-  const known = new Map<string, { at: number; value: V }>();
-  // Apart from the known ones, so that a flood of random keys cannot evict them.
-  const unknown = new Map<string, number>();
-  const fresh = (at: number | undefined, ttl: number, now: number) => at !== undefined && now - at < ttl;
-  const get = async (id: string): Promise<V | undefined> => {
-    const now = deps.clock.now().getTime();
-    const hit = known.get(id);
-    if (hit && fresh(hit.at, CACHE_TTL_MS, now)) return hit.value;
-    if (fresh(unknown.get(id), NEGATIVE_CACHE_TTL_MS, now)) return undefined;
-    const value = await load(id);
-    if (value !== undefined) {
-      if (known.size >= CACHE_MAX_ENTRIES) known.clear();
-      known.set(id, { at: now, value });
-      unknown.delete(id);
-    } else {
-      known.delete(id);
-      if (unknown.size >= NEGATIVE_CACHE_MAX_ENTRIES) unknown.clear();
-      unknown.set(id, now);
-    }
-    return value;
-  };
-  /** The cached value when it is known and fresh; never loads. */
-  const peek = (id: string): V | undefined => {
-    const hit = known.get(id);
-    return hit && fresh(hit.at, CACHE_TTL_MS, deps.clock.now().getTime()) ? hit.value : undefined;
-  };
-  return Object.assign(get, { peek });
 }

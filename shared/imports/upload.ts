@@ -9,9 +9,9 @@
  * authorizer and the same response templates (below), so both answer alike.
  */
 import { AppError } from '../errors';
+import { ApiKeyAuthenticator, type Principal, ProjectDisabledError } from '../http/auth';
 import { consumeRateLimit } from '../http/rate-limit';
 import type { Deps } from '../ports';
-import { findApiKey, getProject, keyKindOf } from '../projects/repository';
 import { isMultipart, MAX_IMPORT_FILE_BYTES } from './multipart';
 import { createImportJob, failQueuedImportJob, getImportJob } from './repository';
 
@@ -87,6 +87,7 @@ export interface UploadAuthorizerEvent {
   readonly type?: string;
   readonly methodArn: string;
   readonly headers?: Readonly<Record<string, string | undefined>> | null;
+  readonly requestContext?: { readonly identity?: { readonly sourceIp?: string } };
 }
 
 export interface UploadAuthorizerResult {
@@ -128,47 +129,71 @@ export const UPLOAD_NOT_RECEIVED = {
   message: `The file never arrived: the upload was accepted but its body was not stored within ${UPLOAD_DEADLINE_SECONDS / 60} minutes; upload the file again`,
 } as const;
 
+type AuthorizerDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'config' | 'scheduler'>;
+
 /**
- * Decides an import upload from its headers: the secret key (hashed lookup), the project, the
- * per-project rate limit, the content type and the declared size. An accepted upload gets its
- * job (status `queued`) before the body is stored, so the job id answered can be polled at once,
- * and a deadline check (a one-off schedule on the jobs queue, `checkUploadDeadline`) that fails
- * the job if the body has not been stored by then.
+ * The upload authorizer's key check: the HTTP routes' API-key authenticator for a secret key,
+ * without its per-instance caches and failure limit. Uncached, because each upload creates a job
+ * for the project the key names now (a disabled project, a revoked key take effect at once).
+ */
+function uploadAuthenticator(deps: AuthorizerDeps) {
+  return new ApiKeyAuthenticator(deps, { cache: false, limitFailures: false }).forKind('secret');
+}
+
+/**
+ * Decides an import upload from its headers: the secret key (the API-key authenticator), the
+ * project, the per-project rate limit, the content type and the declared size. An accepted upload
+ * gets its job (status `queued`) before the body is stored, so the job id answered can be polled
+ * at once, and a deadline check (a one-off schedule on the jobs queue, `checkUploadDeadline`) that
+ * fails the job if the body has not been stored by then.
  */
 export async function authorizeImportUpload(
-  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'config' | 'scheduler'>,
+  deps: AuthorizerDeps,
   event: UploadAuthorizerEvent,
 ): Promise<UploadAuthorizerResult> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {}))
     if (value !== undefined) headers[name.toLowerCase()] = value;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-  const raw = match?.[1];
-  if (!raw || keyKindOf(raw) !== 'secret') throw new Error(UNAUTHORIZED);
-  const key = await findApiKey(deps, raw);
-  if (key?.kind !== 'secret') throw new Error(UNAUTHORIZED);
-  const project = await getProject(deps, key.projectId);
-  if (!project) throw new Error(UNAUTHORIZED);
-  const at = deps.clock.now().toISOString();
-  const deny = (code: string, message: string): UploadAuthorizerResult => ({
-    principalId: key.projectId,
+  const deny = (projectId: string, code: string, message: string): UploadAuthorizerResult => ({
+    principalId: projectId,
     policyDocument: policy('Deny', event.methodArn),
-    context: { code, message, at },
+    context: { code, message, at: deps.clock.now().toISOString() },
   });
-  if (project.disabled) return deny('PROJECT_DISABLED', 'This project is disabled');
+  let principal: Principal;
   try {
-    await consumeRateLimit(deps, key.projectId);
+    principal = await uploadAuthenticator(deps).authenticate({
+      headers,
+      cookies: [],
+      sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
+      rawBody: undefined,
+    });
   } catch (error) {
-    if (error instanceof AppError && error.statusCode === 429) return deny(error.code, error.message);
+    // API Gateway answers its 401 to `Unauthorized`, and every denial with one status (403).
+    if (error instanceof ProjectDisabledError) return deny(error.projectId, error.code, error.message);
+    if (error instanceof AppError && error.statusCode === 401) throw new Error(UNAUTHORIZED);
+    throw error;
+  }
+  const { projectId } = principal;
+  const at = deps.clock.now().toISOString();
+  try {
+    await consumeRateLimit(deps, projectId);
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 429)
+      return deny(projectId, error.code, error.message);
     throw error;
   }
   const contentType = headers['content-type'];
   if (!isMultipart(contentType)) {
-    return deny('INVALID_UPLOAD', 'Send the CSV as multipart/form-data with the file in a part named file');
+    return deny(
+      projectId,
+      'INVALID_UPLOAD',
+      'Send the CSV as multipart/form-data with the file in a part named file',
+    );
   }
   const length = Number(headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(length) && length > MAX_UPLOAD_BODY_BYTES) {
     return deny(
+      projectId,
       'FILE_TOO_LARGE',
       `The upload is ${length} bytes; CSV files are limited to ${MAX_IMPORT_FILE_BYTES} bytes (5 MB)`,
     );
@@ -181,19 +206,19 @@ export async function authorizeImportUpload(
     name: uploadDeadlineName(jobId),
     at: new Date(Date.parse(at) + UPLOAD_DEADLINE_SECONDS * 1000),
     queue: 'jobs',
-    message: { type: IMPORT_DEADLINE_JOB, projectId: key.projectId, jobId },
+    message: { type: IMPORT_DEADLINE_JOB, projectId, jobId },
   });
   await createImportJob(deps, {
-    projectId: key.projectId,
+    projectId,
     jobId,
     contentType: contentType!,
-    uploadKey: uploadKey(key.projectId, jobId),
+    uploadKey: uploadKey(projectId, jobId),
     createdAt: at,
   });
   return {
-    principalId: key.projectId,
+    principalId: projectId,
     policyDocument: policy('Allow', event.methodArn),
-    context: { projectId: key.projectId, jobId },
+    context: { projectId, jobId },
   };
 }
 

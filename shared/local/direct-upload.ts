@@ -18,8 +18,8 @@ import type { LocalQueue } from '../adapters/local/queue';
 import { renderTemplate, uploadResponses } from '../imports/upload';
 import type { DirectUploadDef, Manifest } from '../manifest';
 import type { BlobPort, Clock, QueueMessage } from '../ports';
-import type { HttpReply, RawRequest } from './gateway';
-import { LOCAL_ACCOUNT_ID, lambdaContext } from './lambda';
+import { type HttpReply, type RawRequest, toAuthorizerEvent } from './apigw-event';
+import { lambdaContext } from './lambda';
 
 export type AuthorizerHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -85,22 +85,13 @@ function directUpload(
     path: def.path,
     async handle(request, requestId) {
       if (!request.body) return reply(uploadResponses.tooLarge, requestId);
-      const headers: Record<string, string> = {};
-      for (const [name, values] of Object.entries(request.headers))
-        if (values?.length) headers[name] = values.join(',');
+      const authorizerEvent = toAuthorizerEvent(def, request, requestId);
+      const headers = authorizerEvent.headers;
       if (!headers.authorization) return reply(uploadResponses.unauthorized, requestId);
       let output: AuthorizerOutput;
       try {
         output = (await authorizer(
-          {
-            type: 'REQUEST',
-            methodArn: `arn:aws:execute-api:us-east-1:${LOCAL_ACCOUNT_ID}:local/v1/${def.method}${def.path}`,
-            resource: def.path,
-            path: def.path,
-            httpMethod: def.method,
-            headers,
-            requestContext: { requestId },
-          },
+          authorizerEvent,
           lambdaContext({ name: `${def.name}-authorizer`, memoryMb: 512, timeoutMs: 29_000 }),
         )) as AuthorizerOutput;
       } catch (error) {

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { advanceProblem, type LocalClock } from '../adapters/local/clock';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import type { MailSink, SinkMessage } from '../adapters/local/mail-sink';
@@ -15,9 +15,20 @@ import type { LocalQueue } from '../adapters/local/queue';
 import type { LocalScheduler } from '../adapters/local/scheduler';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../http/cors';
 import { type CorsDef, defaults, type Manifest } from '../manifest';
+import { type HttpReply, type RawRequest, toHttpApiEvent, toReply } from './apigw-event';
 import type { LocalDirectUpload } from './direct-upload';
-import { LOCAL_ACCOUNT_ID, lambdaContext, withTimeout } from './lambda';
-import { compileRoutes, decode, type RouteMatch } from './routes';
+import { lambdaContext, withTimeout } from './lambda';
+import { compileRoutes, decode } from './routes';
+
+// The event module's API, where the gateway's callers have always found it.
+export {
+  clfTime,
+  type HttpReply,
+  isTextContentType,
+  type RawRequest,
+  toHttpApiEvent,
+  toReply,
+} from './apigw-event';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
 
@@ -42,150 +53,6 @@ export interface GatewayOptions {
   /** Routes whose body goes to the upload bucket, not to a route handler (see direct-upload.ts). */
   readonly directUploads?: readonly LocalDirectUpload[];
   readonly logger?: LocalLogger;
-}
-
-/** The request as the gateway read it, before it becomes an event. */
-export interface RawRequest {
-  readonly method: string;
-  /** The request target: path and query string, as sent. */
-  readonly url: string;
-  /** Header values by lower-cased name, each repeated header's values in order. */
-  readonly headers: Readonly<Record<string, readonly string[] | undefined>>;
-  readonly body: Buffer;
-  readonly sourceIp: string;
-  readonly protocol: string;
-}
-
-/** Content types whose bodies API Gateway passes as text; every other body arrives base64-encoded. */
-export function isTextContentType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return (
-    type.startsWith('text/') ||
-    type === 'application/json' ||
-    type.endsWith('+json') ||
-    type === 'application/xml' ||
-    type.endsWith('+xml') ||
-    type === 'application/javascript'
-  );
-}
-
-/** Builds the payload 2.0 event API Gateway would send for `request` matched to `match`. */
-export function toHttpApiEvent(
-  request: RawRequest,
-  match: RouteMatch,
-  context: { requestId: string; now: Date },
-): APIGatewayProxyEventV2 {
-  const queryAt = request.url.indexOf('?');
-  const rawPath = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
-  const rawQueryString = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
-
-  const headers: Record<string, string> = {};
-  const cookies: string[] = [];
-  for (const [name, values] of Object.entries(request.headers)) {
-    if (!values || values.length === 0) continue;
-    if (name === 'cookie') {
-      // Payload 2.0 moves cookies out of the headers into `cookies`.
-      for (const v of values)
-        cookies.push(
-          ...v
-            .split(';')
-            .map((c) => c.trim())
-            .filter((c) => c !== ''),
-        );
-      continue;
-    }
-    headers[name] = values.join(',');
-  }
-
-  const query: Record<string, string> = {};
-  for (const pair of rawQueryString.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const key = decode((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
-    const value = eq < 0 ? '' : decode(pair.slice(eq + 1).replace(/\+/g, ' '));
-    query[key] = key in query ? `${query[key]},${value}` : value;
-  }
-
-  const host = headers.host ?? 'localhost';
-  // API Gateway adds these to every request.
-  headers['x-forwarded-for'] = headers['x-forwarded-for']
-    ? `${headers['x-forwarded-for']}, ${request.sourceIp}`
-    : request.sourceIp;
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-forwarded-port'] = /:(\d+)$/.exec(host)?.[1] ?? '80';
-  const hasBody = request.body.length > 0;
-  const isBase64Encoded = hasBody && !isTextContentType(headers['content-type']);
-  const event: APIGatewayProxyEventV2 = {
-    version: '2.0',
-    routeKey: match.routeKey,
-    rawPath,
-    rawQueryString,
-    ...(cookies.length > 0 ? { cookies } : {}),
-    headers,
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    // Percent-decoded once, as HTTP APIs deliver them ("API Gateway decodes URL-encoded request
-    // parameters before passing them to your backend integration"): `/fields/a%2520b` gives
-    // `a%20b`. Handlers must not decode again.
-    ...(match.pathParameters ? { pathParameters: { ...match.pathParameters } } : {}),
-    requestContext: {
-      accountId: LOCAL_ACCOUNT_ID,
-      apiId: 'local',
-      domainName: host,
-      domainPrefix: host.split('.')[0]!.split(':')[0]!,
-      http: {
-        method: request.method,
-        path: rawPath,
-        protocol: request.protocol,
-        sourceIp: request.sourceIp,
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: context.requestId,
-      routeKey: match.routeKey,
-      stage: '$default',
-      time: clfTime(context.now),
-      timeEpoch: context.now.getTime(),
-    },
-    ...(hasBody ? { body: request.body.toString(isBase64Encoded ? 'base64' : 'utf8') } : {}),
-    isBase64Encoded,
-  };
-  return event;
-}
-
-/** What the gateway writes back for a handler's result, following API Gateway's rules for 2.0. */
-export interface HttpReply {
-  readonly statusCode: number;
-  readonly headers: Record<string, string>;
-  readonly cookies: readonly string[];
-  readonly body: Buffer;
-}
-
-/**
- * A structured result is used as is; any other value (an object without `statusCode`, a
- * string) is a 200 with the value as a JSON body, which is how API Gateway reads 2.0 results.
- */
-export function toReply(result: unknown): HttpReply {
-  if (typeof result === 'object' && result !== null && 'statusCode' in result) {
-    const r = result as APIGatewayProxyStructuredResultV2;
-    const statusCode = Number(r.statusCode);
-    if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
-      throw new Error(`Invalid statusCode ${String(r.statusCode)} in the handler's result`);
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(r.headers ?? {})) headers[name.toLowerCase()] = String(value);
-    const body =
-      r.body === undefined || r.body === null
-        ? Buffer.alloc(0)
-        : Buffer.from(r.body, r.isBase64Encoded ? 'base64' : 'utf8');
-    return { statusCode, headers, cookies: r.cookies ?? [], body };
-  }
-  const json = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-  return {
-    statusCode: 200,
-    headers: { 'content-type': 'application/json' },
-    cookies: [],
-    body: Buffer.from(json),
-  };
 }
 
 /** A server answering every request; call `listen` on it. */
@@ -353,16 +220,6 @@ function tooLarge(res: ServerResponse, why: string): void {
   res.end(body);
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** API Gateway's `requestContext.time`: `21/Nov/2025:19:41:00 +0000`. */
-export function clfTime(date: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${p(date.getUTCHours())}:${p(
-    date.getUTCMinutes(),
-  )}:${p(date.getUTCSeconds())} +0000`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // /_local pages
 
@@ -432,7 +289,9 @@ async function advanceClock(clock: LocalClock, req: IncomingMessage, res: Server
   let input: unknown;
   try {
     input = JSON.parse(body.toString('utf8'));
-  } catch {
+  } catch (error) {
+    // Malformed JSON is the client's; anything else is not.
+    if (!(error instanceof SyntaxError)) throw error;
     return json(res, 400, { message: 'Send a JSON body: {"advance": <seconds>}' });
   }
   const advance = (input as { advance?: unknown } | null)?.advance;

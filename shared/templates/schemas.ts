@@ -1,6 +1,8 @@
 /** Input schemas of the template endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod';
 import { emailSchema } from '../contacts/schemas';
+import { flatBadRequest } from '../errors';
+import { parse } from '../http/validation';
 import { MAX_SUBJECT_CHARS } from '../rendering';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
@@ -47,6 +49,21 @@ export type CreateTemplateInput = z.infer<typeof createTemplateSchema>;
 
 /** Fields a create must carry (missing ones are the spec's flat 400, not a 422). */
 export const REQUIRED_ON_CREATE = ['name', 'subject', 'body', 'from'] as const;
+
+/**
+ * The `POST /templates` body: a missing required field (absent, null or empty) is the spec's
+ * flat 400 naming them all; any other problem is a 422. A body that is no object counts as `{}`.
+ */
+export function parseCreateTemplate(raw: unknown): CreateTemplateInput {
+  const body =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const missing = REQUIRED_ON_CREATE.filter(
+    (f) => body[f] === undefined || body[f] === null || body[f] === '',
+  );
+  if (missing.length > 0)
+    throw flatBadRequest(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required`);
+  return parse(createTemplateSchema, body);
+}
 
 /** PATCH: any subset; null clears an optional field. */
 export const patchTemplateSchema = z.object({

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { LINK_SIGNING_SECRET_PARAMETER_VAR } from '../../lib/constructs/link-signing';
 import { pascalCase } from '../../lib/stateful-stack';
 import { envSchema } from '../../shared/config/env';
+import { functionUses } from '../../shared/manifest';
 import { logicalId, policyStatements, resourcesOfType, synthSesame } from './support';
 
 const sesame = synthSesame();
@@ -27,6 +28,14 @@ const parameterArn = {
     ],
   ],
 };
+
+/** Construct ids of the functions whose manifest entry uses `sign-links`. */
+function signers(): string[] {
+  const prefix = { http: 'Http', queue: 'Worker', schedule: 'Schedule', authorizer: 'Authorizer' };
+  return functionUses(manifest)
+    .filter((f) => f.uses.includes('sign-links'))
+    .map((f) => `${prefix[f.kind]}${pascalCase(f.name)}`);
+}
 
 describe('link-signing key', () => {
   it('is ensured by a custom resource in the stateful stack, named after the stack', () => {
@@ -76,17 +85,7 @@ describe('link-signing key', () => {
   });
 
   it('is read at run time only by the functions granted sign-links, by parameter name', () => {
-    const granted = [
-      ...manifest.routeGroups
-        .filter((g) => g.grants?.includes('sign-links'))
-        .map((g) => `Http${pascalCase(g.name)}`),
-      ...manifest.queues
-        .filter((q) => q.grants?.includes('sign-links'))
-        .map((q) => `Worker${pascalCase(q.name)}`),
-      ...manifest.schedules
-        .filter((d) => d.grants?.includes('sign-links'))
-        .map((d) => `Schedule${pascalCase(d.name)}`),
-    ];
+    const granted = signers();
     // The public group signs links (/v1/send) and checks them (the subscription pages).
     expect(granted).toEqual(['HttpPublic']);
     // The variable CDK sets is the one the runtime's environment schema reads.
@@ -116,11 +115,20 @@ describe('link-signing key', () => {
     }
   });
 
-  it('gives every function the API URL as PUBLIC_BASE_URL', () => {
+  it('gives the functions that make or check links the API URL as PUBLIC_BASE_URL, and no other', () => {
     const apiId = logicalId(stateless, stateless.api);
-    for (const fn of Object.values(resourcesOfType(statelessTemplate, 'AWS::Lambda::Function'))) {
+    const granted = signers();
+    expect(granted.length).toBeGreaterThan(0);
+    for (const [id, sesameFunction] of stateless.functions) {
+      const fn = resourcesOfType(statelessTemplate, 'AWS::Lambda::Function')[
+        logicalId(stateless, sesameFunction.function)
+      ]!;
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(variables.PUBLIC_BASE_URL).toEqual({
+      if (!granted.includes(id)) {
+        expect(variables.PUBLIC_BASE_URL, id).toBeUndefined();
+        continue;
+      }
+      expect(variables.PUBLIC_BASE_URL, id).toEqual({
         'Fn::Join': [
           '',
           [
@@ -138,9 +146,11 @@ describe('link-signing key', () => {
 
   it('uses a configured public base URL (custom domain) instead', () => {
     const custom = synthSesame({ config: { publicBaseUrl: 'https://mail.example.com/' } });
-    for (const fn of Object.values(resourcesOfType(custom.statelessTemplate, 'AWS::Lambda::Function'))) {
+    const functions = resourcesOfType(custom.statelessTemplate, 'AWS::Lambda::Function');
+    for (const id of signers()) {
+      const fn = functions[logicalId(custom.stateless, custom.stateless.functions.get(id)!.function)]!;
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(variables.PUBLIC_BASE_URL).toBe('https://mail.example.com');
+      expect(variables.PUBLIC_BASE_URL, id).toBe('https://mail.example.com');
     }
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { TABLE_ITEM_ACTIONS } from '../../lib/constructs/data-table';
+import { TABLE_READ_ACTIONS } from '../../lib/constructs/data-table';
 import { SES_IDENTITY_MANAGE_ACTIONS, SES_IDENTITY_READ_ACTIONS } from '../../lib/constructs/sender-domains';
 import { queueEnvPrefix, queueSettings } from '../../lib/constructs/work-queue';
 import { pascalCase } from '../../lib/stateful-stack';
-import { queueEnvVar } from '../../shared/composition/aws';
-import { defaults } from '../../shared/manifest';
+import { awsDeps, queueEnvVar } from '../../shared/composition/aws';
+import { defaults, type FunctionUses, functionUses, type PortUse } from '../../shared/manifest';
 import { logicalId, policyStatements, resourcesOfType, synthSesame } from './support';
 
 const sesame = synthSesame();
@@ -16,6 +16,94 @@ const functionId = (id: string) => {
   return logicalId(stateless, fn.function);
 };
 const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+
+/** The construct id CDK gives a manifest function. */
+const functionIdOf = (f: FunctionUses) =>
+  `${{ http: 'Http', queue: 'Worker', schedule: 'Schedule', authorizer: 'Authorizer' }[f.kind]}${pascalCase(f.name)}`;
+
+/** The IAM actions each manifest use stands for: the test's own reading of `PortUse`. */
+const actionsOfUse: Record<PortUse, readonly string[]> = {
+  'table:read': ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  'table:write': [
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  queue: ['sqs:SendMessage'],
+  scheduler: [
+    'scheduler:CreateSchedule',
+    'scheduler:UpdateSchedule',
+    'scheduler:DeleteSchedule',
+    'iam:PassRole',
+  ],
+  blobs: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket'],
+  mailer: ['ses:SendEmail', 'ses:SendRawEmail'],
+  dns: [],
+  'manage-sender-domains': [
+    ...SES_IDENTITY_MANAGE_ACTIONS,
+    'route53:ListHostedZonesByName',
+    'route53:ChangeResourceRecordSets',
+  ],
+  'check-sender-domains': [...SES_IDENTITY_READ_ACTIONS],
+  'sign-links': ['ssm:GetParameter'],
+  'feature-flags': [],
+};
+
+/** The variables each manifest use stands for. */
+const environmentOfUse: Record<PortUse, readonly string[]> = {
+  'table:read': [],
+  'table:write': [],
+  queue: manifest.queues.map((q) => `${queueEnvPrefix(q.name)}_URL`),
+  // The ARNs name the queues a one-off schedule may target.
+  scheduler: [
+    'SCHEDULER_ROLE_ARN',
+    'SCHEDULER_GROUP_NAME',
+    ...manifest.queues.map((q) => `${queueEnvPrefix(q.name)}_ARN`),
+  ],
+  blobs: ['UPLOAD_BUCKET'],
+  mailer: [],
+  dns: [],
+  'manage-sender-domains': [],
+  'check-sender-domains': [],
+  'sign-links': ['PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET_PARAMETER'],
+  'feature-flags': ['UPLOAD_BUCKET'],
+};
+
+/** Every function has NODE_OPTIONS and TABLE_NAME (the environment schema requires it). */
+const expectedEnvironment = (uses: readonly PortUse[]) =>
+  [...new Set(['NODE_OPTIONS', 'TABLE_NAME', ...uses.flatMap((use) => environmentOfUse[use])])].sort();
+
+/** A well-formed value for each variable, as the runtime's schemas want them. */
+function sampleValue(name: string): string {
+  if (name.endsWith('_URL') && name.startsWith('QUEUE_'))
+    return 'https://sqs.us-east-1.amazonaws.com/123456789012/jobs';
+  if (name.endsWith('_ARN') && name.startsWith('QUEUE_')) return 'arn:aws:sqs:us-east-1:123456789012:jobs';
+  const values: Record<string, string> = {
+    NODE_OPTIONS: '--enable-source-maps',
+    TABLE_NAME: 'table',
+    UPLOAD_BUCKET: 'bucket',
+    SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+    SCHEDULER_GROUP_NAME: 'group',
+    PUBLIC_BASE_URL: 'https://api.example.com',
+    LINK_SIGNING_SECRET_PARAMETER: '/sesame/test/link-signing-secret',
+  };
+  const value = values[name];
+  if (value === undefined) throw new Error(`no sample value for ${name}`);
+  return value;
+}
+
+/** Every IAM action granted to the role of function `id` (construct id). */
+function actionsOf(id: string): Set<string> {
+  const roleId = logicalId(stateless, stateless.functions.get(id)!.role);
+  const policies = resourcesOfType(template, 'AWS::IAM::Policy');
+  return new Set(
+    policyStatements(template)
+      .filter(({ policy }) => JSON.stringify(policies[policy]?.Properties?.Roles).includes(`"${roleId}"`))
+      .flatMap((s) => s.actions),
+  );
+}
 
 /**
  * The invoke permissions API Gateway has on a function through this stack's HTTP API, each with
@@ -210,29 +298,27 @@ describe('functions', () => {
     expect(queueEnvPrefix('campaign-send')).toBe('QUEUE_CAMPAIGN_SEND');
   });
 
-  it('get the environment of every port', () => {
-    const queueVars = manifest.queues.flatMap((q) => [
-      `${queueEnvPrefix(q.name)}_URL`,
-      `${queueEnvPrefix(q.name)}_ARN`,
-    ]);
-    // Only functions granted `sign-links` learn where the link-signing key is.
-    const signsLinks = new Set(['HttpPublic']);
-    for (const [id, sesameFunction] of stateless.functions) {
-      const fn = functions[logicalId(stateless, sesameFunction.function)]!;
+  it('get exactly the environment of what their manifest entry uses', () => {
+    for (const f of functionUses(manifest)) {
+      const id = functionIdOf(f);
+      const fn = functions[functionId(id)]!;
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(Object.keys(variables).sort(), id).toEqual(
-        [
-          'NODE_OPTIONS',
-          'TABLE_NAME',
-          'UPLOAD_BUCKET',
-          'SCHEDULER_ROLE_ARN',
-          'SCHEDULER_GROUP_NAME',
-          'PUBLIC_BASE_URL',
-          ...(signsLinks.has(id) ? ['LINK_SIGNING_SECRET_PARAMETER'] : []),
-          ...queueVars,
-        ].sort(),
+      expect(Object.keys(variables).sort(), id).toEqual(expectedEnvironment(f.uses));
+      if (f.uses.includes('scheduler')) {
+        expect(variables.SCHEDULER_GROUP_NAME, id).toBe(stateful.oneOffScheduler.group.scheduleGroupName);
+      }
+    }
+  });
+
+  it('can each build their deps from the environment they get (no variable the runtime requires is left out)', () => {
+    for (const f of functionUses(manifest)) {
+      const id = functionIdOf(f);
+      const fn = functions[functionId(id)]!;
+      const names = Object.keys(
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
       );
-      expect(variables.SCHEDULER_GROUP_NAME).toBe(stateful.oneOffScheduler.group.scheduleGroupName);
+      const source = Object.fromEntries(names.map((name) => [name, sampleValue(name)]));
+      expect(() => awsDeps(source), id).not.toThrow();
     }
   });
 
@@ -329,7 +415,7 @@ describe('IAM', () => {
     }
   });
 
-  it('gives every function exactly the actions its ports need', () => {
+  it('gives every function exactly the actions its manifest entry uses, derived from the manifest', () => {
     const workerActions = [
       'sqs:ReceiveMessage',
       'sqs:ChangeMessageVisibility',
@@ -337,50 +423,40 @@ describe('IAM', () => {
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',
     ];
-    // Only the functions whose manifest entry names a grant get these.
-    const extraActions: Record<string, string[]> = {
-      HttpDomains: [
-        ...SES_IDENTITY_MANAGE_ACTIONS,
-        'route53:ListHostedZonesByName',
-        'route53:ChangeResourceRecordSets',
-      ],
-      ScheduleDomainCheck: [...SES_IDENTITY_READ_ACTIONS],
-      // `sign-links`: reads the link-signing key's parameter.
-      HttpPublic: ['ssm:GetParameter'],
-    };
-    for (const id of Object.keys(extraActions)) expect(stateless.functions.has(id), id).toBe(true);
-    for (const [id, sesameFunction] of stateless.functions) {
-      const roleId = logicalId(stateless, sesameFunction.role);
-      const actions = new Set(
-        statements
-          .filter(({ policy }) =>
-            JSON.stringify(resourcesOfType(template, 'AWS::IAM::Policy')[policy]?.Properties?.Roles).includes(
-              `"${roleId}"`,
-            ),
-          )
-          .flatMap((s) => s.actions),
-      );
+    const all = functionUses(manifest);
+    expect(all.map(functionIdOf).sort()).toEqual([...stateless.functions.keys()].sort());
+    for (const f of all) {
+      const id = functionIdOf(f);
       const expected = [
         'logs:CreateLogStream',
         'logs:PutLogEvents',
-        ...TABLE_ITEM_ACTIONS,
-        's3:GetObject',
-        's3:PutObject',
-        's3:DeleteObject',
-        's3:ListBucket',
-        'sqs:SendMessage',
-        'scheduler:CreateSchedule',
-        'scheduler:UpdateSchedule',
-        'scheduler:DeleteSchedule',
-        'iam:PassRole',
-        'ses:SendEmail',
-        'ses:SendRawEmail',
-        ...(id.startsWith('Worker') ? workerActions : []),
-        ...(extraActions[id] ?? []),
+        ...f.uses.flatMap((use) => actionsOfUse[use]),
+        ...(f.kind === 'queue' ? workerActions : []),
       ];
+      const actions = actionsOf(id);
       expect([...actions].sort(), id).toEqual([...new Set(expected)].sort());
       expect(actions.has('dynamodb:Scan'), id).toBe(false);
     }
+  });
+
+  it('gives GET /config (and the 404s) no table right and no SES, and the upload authorizer no more than its job', () => {
+    expect([...actionsOf('HttpConfig')].sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    const authorizer = actionsOf('AuthorizerContactsImport');
+    for (const action of [
+      ...TABLE_READ_ACTIONS,
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'scheduler:CreateSchedule',
+    ])
+      expect(authorizer.has(action), action).toBe(true);
+    for (const prefix of ['ses:', 's3:', 'sqs:', 'ssm:', 'route53:'])
+      expect(
+        [...authorizer].filter((a) => a.startsWith(prefix)),
+        prefix,
+      ).toEqual([]);
+    // Only the functions that send mail may.
+    const senders = [...stateless.functions.keys()].filter((id) => actionsOf(id).has('ses:SendRawEmail'));
+    expect(senders).toEqual(['HttpPublic']);
   });
 
   it('scopes sender-domain rights to SES identities and UPSERTs of the records Sesame publishes', () => {

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { manifest, routeKey } from '../../shared/manifest';
+import { toAppConfig } from '../../shared/config/env';
+import { authUses, functionUses, manifest, pathParamNames, routeKey } from '../../shared/manifest';
+import type { Deps } from '../../shared/ports';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -54,6 +56,37 @@ describe('manifest', () => {
       const mod = (await import(join(root, path))) as Record<string, unknown>;
       expect(typeof mod.createHandler, path).toBe('function');
       expect(typeof mod.handler, path).toBe('function');
+    }
+  });
+
+  it('declares, for every route group, what authenticating its routes uses', () => {
+    for (const group of manifest.routeGroups) {
+      const needed = new Set(group.routes.flatMap((r) => authUses[r.auth ?? 'secret']));
+      const missing = [...needed].filter((use) => !(group.uses ?? []).includes(use));
+      expect(missing, group.name).toEqual([]);
+    }
+  });
+
+  it('lists every function with its declared uses, each use once', () => {
+    const all = functionUses(manifest);
+    expect(all.map((f) => f.handler).sort()).toEqual([...named].sort());
+    for (const f of all) expect(new Set(f.uses).size, `${f.kind} ${f.name}`).toBe(f.uses.length);
+  });
+
+  it('builds every route group: routes as the manifest has them, each path parameter parsed by a schema', async () => {
+    // httpGroup refuses, at build time, a route the manifest does not name, an implementation
+    // open where the manifest asks for a caller (or the other way round), and a `{param}` route
+    // without a schema parsing that parameter.
+    expect(pathParamNames('/contacts/fields/{field}/values')).toEqual(['field']);
+    expect(pathParamNames('/uploads/{proxy+}')).toEqual(['proxy']);
+    const deps = {
+      clock: { now: () => new Date(0) },
+      ids: { uuid: () => 'id' },
+      config: toAppConfig({ TABLE_NAME: 't', RATE_LIMIT_PER_MINUTE: 1000, IDEMPOTENCY_TTL_HOURS: 24 }),
+    } as unknown as Deps;
+    for (const group of manifest.routeGroups) {
+      const mod = (await import(join(root, group.handler))) as { createHandler: (deps: Deps) => unknown };
+      expect(() => mod.createHandler(deps), group.name).not.toThrow();
     }
   });
 });

@@ -4,10 +4,13 @@
  * project and job ids that name the stored object. See shared/imports/upload.ts.
  */
 import { lambdaEntry } from '../../../shared/http/lambda';
+import { declaredDeps } from '../../../shared/http/ports';
 import { authorizeImportUpload, type UploadAuthorizerEvent } from '../../../shared/imports/upload';
 import type { Deps } from '../../../shared/ports';
 
-export const createHandler = (deps: Deps) => (event: UploadAuthorizerEvent) =>
-  authorizeImportUpload(deps, event);
+export const createHandler = (deps: Deps) => {
+  const scoped = declaredDeps(deps, 'authorizer', 'contacts-import');
+  return (event: UploadAuthorizerEvent) => authorizeImportUpload(scoped, event);
+};
 
 export const handler = lambdaEntry(createHandler);

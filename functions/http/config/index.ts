@@ -4,7 +4,7 @@ import { ok } from '../../../shared/http/response';
 import { httpGroup } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
 
-export function configBody(deps: Deps) {
+export function configBody(deps: Pick<Deps, 'config'>) {
   return {
     oauthProviders: [],
     signupEnabled: deps.config.signupEnabled,
@@ -15,8 +15,8 @@ export function configBody(deps: Deps) {
 }
 
 export const createHandler = (deps: Deps) =>
-  httpGroup(deps, 'config', [
-    { method: 'GET', path: '/config', auth: 'none', handler: async () => ok(configBody(deps)) },
+  httpGroup(deps, 'config', (scoped) => [
+    { method: 'GET', path: '/config', auth: 'none', handler: async () => ok(configBody(scoped)) },
   ]);
 
 export const handler = lambdaEntry(createHandler);

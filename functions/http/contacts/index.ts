@@ -8,12 +8,13 @@ import { deleteField, fieldUsage, fieldValues, listFields } from '../../../share
 import { present } from '../../../shared/contacts/repository';
 import {
   contactIdSchema,
+  fieldParamSchema,
   fieldValuesQuerySchema,
   jobIdSchema,
   listContactsQuerySchema,
   lookupSchema,
+  parseUpsertContact,
   patchContactSchema,
-  upsertContactSchema,
 } from '../../../shared/contacts/schemas';
 import {
   deleteContact,
@@ -23,51 +24,27 @@ import {
   patchContact,
   upsertContact,
 } from '../../../shared/contacts/service';
-import { flatBadRequest, notFound } from '../../../shared/errors';
+import { notFound } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { json, ok } from '../../../shared/http/response';
-import { type AuthedRequest, httpGroup } from '../../../shared/http/stack';
+import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
 import { getImport } from '../../../shared/imports/service';
 import type { Deps } from '../../../shared/ports';
 
-const bodyObject = (req: AuthedRequest): Record<string, unknown> =>
-  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
-    ? (req.body as Record<string, unknown>)
-    : {};
-
-const contactId = (req: AuthedRequest) => parse(contactIdSchema, req.params, []).id;
-const jobId = (req: AuthedRequest) => parse(jobIdSchema, req.params, []).jobId;
-
-export function routes(deps: Deps) {
+export function routes(deps: Deps): RouteImpl[] {
   return [
     {
       method: 'GET',
       path: '/contacts',
-      handler: async (req: AuthedRequest) => {
-        const q = parse(listContactsQuerySchema, req.query);
-        const defaultDir = q.sort === 'email' ? 'asc' : 'desc';
-        const dir = q.dir === 'asc' || q.dir === 'desc' ? q.dir : defaultDir;
-        return ok(
-          await listContacts(deps, req.projectId, {
-            limit: q.limit,
-            cursor: q.cursor,
-            search: q.search || undefined,
-            subscribed: q.subscribed,
-            sort: q.sort,
-            dir,
-          }),
-        );
-      },
+      handler: async (req: AuthedRequest) =>
+        ok(await listContacts(deps, req.projectId, parse(listContactsQuerySchema, req.query))),
     },
     {
       method: 'POST',
       path: '/contacts',
       handler: async (req: AuthedRequest) => {
-        const body = bodyObject(req);
-        if (body.email === undefined || body.email === null || body.email === '')
-          throw flatBadRequest('email is required');
-        const input = parse(upsertContactSchema, req.body);
+        const input = parseUpsertContact(req.body);
         const patch = parseDataPatch(input.data);
         const result = await upsertContact(
           deps,
@@ -94,40 +71,42 @@ export function routes(deps: Deps) {
       path: '/contacts/fields',
       handler: async (req: AuthedRequest) => ok({ fields: await listFields(deps, req.projectId) }),
     },
-    {
+    route({
       method: 'GET',
       path: '/contacts/fields/{field}/values',
-      handler: async (req: AuthedRequest) => {
+      params: fieldParamSchema,
+      handler: async (req) => {
         const q = parse(fieldValuesQuerySchema, req.query);
-        return ok(await fieldValues(deps, req.projectId, req.params.field ?? '', q.limit));
+        return ok(await fieldValues(deps, req.projectId, req.params.field, q.limit));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/contacts/fields/{field}/usage',
-      handler: async (req: AuthedRequest) =>
-        ok(await fieldUsage(deps, req.projectId, req.params.field ?? '')),
-    },
-    {
+      params: fieldParamSchema,
+      handler: async (req) => ok(await fieldUsage(deps, req.projectId, req.params.field)),
+    }),
+    route({
       method: 'DELETE',
       path: '/contacts/fields/{field}',
-      handler: async (req: AuthedRequest) =>
-        ok(await deleteField(deps, req.projectId, req.params.field ?? '')),
-    },
-    {
+      params: fieldParamSchema,
+      handler: async (req) => ok(await deleteField(deps, req.projectId, req.params.field)),
+    }),
+    route({
       method: 'GET',
       path: '/contacts/{id}',
-      handler: async (req: AuthedRequest) => ok(await getContact(deps, req.projectId, contactId(req))),
-    },
-    {
+      params: contactIdSchema,
+      handler: async (req) => ok(await getContact(deps, req.projectId, req.params.id)),
+    }),
+    route({
       method: 'PATCH',
       path: '/contacts/{id}',
-      handler: async (req: AuthedRequest) => {
-        const id = contactId(req);
+      params: contactIdSchema,
+      handler: async (req) => {
         const input = parse(patchContactSchema, req.body ?? {});
         const patch = input.data === undefined ? undefined : parseDataPatch(input.data);
         return ok(
-          await patchContact(deps, req.projectId, id, {
+          await patchContact(deps, req.projectId, req.params.id, {
             email: input.email,
             subscribed: input.subscribed,
             snoozedUntil: input.snoozedUntil,
@@ -135,12 +114,13 @@ export function routes(deps: Deps) {
           }),
         );
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/contacts/import/{jobId}',
-      handler: async (req: AuthedRequest) => ok(await getImport(deps, req.projectId, jobId(req))),
-    },
+      params: jobIdSchema,
+      handler: async (req) => ok(await getImport(deps, req.projectId, req.params.jobId)),
+    }),
     ...(['subscribe', 'unsubscribe', 'delete'] as const).map((type) => ({
       method: 'POST',
       path: `/contacts/bulk-${type}`,
@@ -149,27 +129,28 @@ export function routes(deps: Deps) {
         return json(202, await startBulk(deps, req.projectId, type, input.contactIds));
       },
     })),
-    {
+    route({
       method: 'GET',
       path: '/contacts/bulk/{jobId}',
-      handler: async (req: AuthedRequest) => {
-        const job = await getBulkJob(deps, req.projectId, jobId(req));
+      params: jobIdSchema,
+      handler: async (req) => {
+        const job = await getBulkJob(deps, req.projectId, req.params.jobId);
         if (!job) throw notFound('Bulk job');
         return ok(presentBulkJob(job));
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/contacts/{id}',
-      handler: async (req: AuthedRequest) => {
-        const id = contactId(req);
-        await deleteContact(deps, req.projectId, id);
-        return ok({ id, deleted: true });
+      params: contactIdSchema,
+      handler: async (req) => {
+        await deleteContact(deps, req.projectId, req.params.id);
+        return ok({ id: req.params.id, deleted: true });
       },
-    },
-  ] as const;
+    }),
+  ];
 }
 
-export const createHandler = (deps: Deps) => httpGroup(deps, 'contacts', routes(deps));
+export const createHandler = (deps: Deps) => httpGroup(deps, 'contacts', routes);
 
 export const handler = lambdaEntry(createHandler);

@@ -5,23 +5,21 @@ import { addDomain, listProjectDomains, removeDomain, verifyDomain } from '../..
 import { notFound } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
-import { type AuthedRequest, httpGroup } from '../../../shared/http/stack';
+import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
 import type { Deps } from '../../../shared/ports';
 
-const domainId = (req: AuthedRequest) => parse(domainIdSchema, req.params).id;
-
-export function routes(deps: Deps) {
+export function routes(deps: Deps): RouteImpl[] {
   return [
-    {
+    route({
       method: 'GET',
       path: '/domains/project/{projectId}',
-      handler: async (req: AuthedRequest) => {
-        const { projectId } = parse(projectIdSchema, req.params);
-        const domains = await listProjectDomains(deps, req.projectId, projectId);
+      params: projectIdSchema,
+      handler: async (req) => {
+        const domains = await listProjectDomains(deps, req.projectId, req.params.projectId);
         return ok(domains.map(present));
       },
-    },
+    }),
     {
       method: 'POST',
       path: '/domains',
@@ -32,24 +30,24 @@ export function routes(deps: Deps) {
         return created({ ...present(domain), dnsSetup });
       },
     },
-    {
+    route({
       method: 'GET',
       path: '/domains/{id}/verify',
-      handler: async (req: AuthedRequest) =>
-        ok(present(await verifyDomain(deps, req.projectId, domainId(req)))),
-    },
-    {
+      params: domainIdSchema,
+      handler: async (req) => ok(present(await verifyDomain(deps, req.projectId, req.params.id))),
+    }),
+    route({
       method: 'DELETE',
       path: '/domains/{id}',
-      handler: async (req: AuthedRequest) => {
-        const id = domainId(req);
-        await removeDomain(deps, req.projectId, id);
-        return ok({ id, deleted: true });
+      params: domainIdSchema,
+      handler: async (req) => {
+        await removeDomain(deps, req.projectId, req.params.id);
+        return ok({ id: req.params.id, deleted: true });
       },
-    },
-  ] as const;
+    }),
+  ];
 }
 
-export const createHandler = (deps: Deps) => httpGroup(deps, 'domains', routes(deps));
+export const createHandler = (deps: Deps) => httpGroup(deps, 'domains', routes);
 
 export const handler = lambdaEntry(createHandler);

@@ -15,12 +15,10 @@ import {
 } from '../../../shared/events/service';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { json, ok } from '../../../shared/http/response';
-import { type AuthedRequest, httpGroup, type RouteImpl } from '../../../shared/http/stack';
+import { httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
 import type { Deps } from '../../../shared/ports';
 import { trackHandler } from '../../../shared/tracking/routes';
-
-const eventName = (req: AuthedRequest) => parse(eventNameParamSchema, req.params).eventName;
 
 export function routes(deps: Deps): RouteImpl[] {
   return [
@@ -45,29 +43,32 @@ export function routes(deps: Deps): RouteImpl[] {
       handler: async (req) => ok(await eventNames(deps, req.projectId)),
     },
     // Before `/events/{eventName}/usage`: the router tries dynamic routes in order.
-    {
+    route({
       method: 'GET',
       path: '/events/contact/{contactId}',
+      params: contactIdParamSchema,
       handler: async (req) => {
-        const { contactId } = parse(contactIdParamSchema, req.params);
         const q = parse(contactEventsQuerySchema, req.query);
-        return ok(await listContactEvents(deps, req.projectId, contactId, q));
+        return ok(await listContactEvents(deps, req.projectId, req.params.contactId, q));
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/events/{eventName}/usage',
-      handler: async (req) => ok(await eventUsage(deps, req.projectId, eventName(req))),
-    },
-    {
+      params: eventNameParamSchema,
+      handler: async (req) => ok(await eventUsage(deps, req.projectId, req.params.eventName)),
+    }),
+    route({
       method: 'DELETE',
       path: '/events/{eventName}',
+      params: eventNameParamSchema,
       // 202: the events go in the background (see requestEventDeletion).
-      handler: async (req) => json(202, await requestEventDeletion(deps, req.projectId, eventName(req))),
-    },
+      handler: async (req) =>
+        json(202, await requestEventDeletion(deps, req.projectId, req.params.eventName)),
+    }),
   ];
 }
 
-export const createHandler = (deps: Deps) => httpGroup(deps, 'events', routes(deps));
+export const createHandler = (deps: Deps) => httpGroup(deps, 'events', routes);
 
 export const handler = lambdaEntry(createHandler);

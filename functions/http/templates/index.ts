@@ -1,16 +1,14 @@
 /** Templates route group: parses and validates input, calls one use case, maps the result. */
 
-import { flatBadRequest } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
-import { type AuthedRequest, httpGroup } from '../../../shared/http/stack';
+import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
 import type { Deps } from '../../../shared/ports';
 import {
-  createTemplateSchema,
   listTemplatesQuerySchema,
+  parseCreateTemplate,
   patchTemplateSchema,
-  REQUIRED_ON_CREATE,
   templateIdSchema,
 } from '../../../shared/templates/schemas';
 import {
@@ -23,14 +21,7 @@ import {
   templateUsage,
 } from '../../../shared/templates/service';
 
-const bodyObject = (req: AuthedRequest): Record<string, unknown> =>
-  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
-    ? (req.body as Record<string, unknown>)
-    : {};
-
-const templateId = (req: AuthedRequest) => parse(templateIdSchema, req.params).id;
-
-export function routes(deps: Deps) {
+export function routes(deps: Deps): RouteImpl[] {
   return [
     {
       method: 'GET',
@@ -41,56 +32,51 @@ export function routes(deps: Deps) {
     {
       method: 'POST',
       path: '/templates',
-      handler: async (req: AuthedRequest) => {
-        const body = bodyObject(req);
-        const missing = REQUIRED_ON_CREATE.filter(
-          (f) => body[f] === undefined || body[f] === null || body[f] === '',
-        );
-        if (missing.length > 0)
-          throw flatBadRequest(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required`);
-        const input = parse(createTemplateSchema, body);
-        return created(await createTemplate(deps, req.projectId, input));
-      },
+      handler: async (req: AuthedRequest) =>
+        created(await createTemplate(deps, req.projectId, parseCreateTemplate(req.body))),
     },
-    {
+    route({
       method: 'GET',
       path: '/templates/{id}',
-      handler: async (req: AuthedRequest) => ok(await getTemplate(deps, req.projectId, templateId(req))),
-    },
-    {
+      params: templateIdSchema,
+      handler: async (req) => ok(await getTemplate(deps, req.projectId, req.params.id)),
+    }),
+    route({
       method: 'PATCH',
       path: '/templates/{id}',
-      handler: async (req: AuthedRequest) => {
-        const id = templateId(req);
+      params: templateIdSchema,
+      handler: async (req) => {
         const input = parse(patchTemplateSchema, req.body ?? {});
-        return ok(await patchTemplate(deps, req.projectId, id, input));
+        return ok(await patchTemplate(deps, req.projectId, req.params.id, input));
       },
-    },
-    {
+    }),
+    route({
       method: 'DELETE',
       path: '/templates/{id}',
-      handler: async (req: AuthedRequest) => {
-        const id = templateId(req);
-        await deleteTemplate(deps, req.projectId, id);
-        return ok({ id, deleted: true });
+      params: templateIdSchema,
+      handler: async (req) => {
+        await deleteTemplate(deps, req.projectId, req.params.id);
+        return ok({ id: req.params.id, deleted: true });
       },
-    },
-    {
+    }),
+    route({
       method: 'POST',
       path: '/templates/{id}/duplicate',
-      handler: async (req: AuthedRequest) => {
-        const copy = await duplicateTemplate(deps, req.projectId, templateId(req));
+      params: templateIdSchema,
+      handler: async (req) => {
+        const copy = await duplicateTemplate(deps, req.projectId, req.params.id);
         return created({ id: copy.id });
       },
-    },
-    {
+    }),
+    route({
       method: 'GET',
       path: '/templates/{id}/usage',
-      handler: async (req: AuthedRequest) => ok(await templateUsage(deps, req.projectId, templateId(req))),
-    },
-  ] as const;
+      params: templateIdSchema,
+      handler: async (req) => ok(await templateUsage(deps, req.projectId, req.params.id)),
+    }),
+  ];
 }
 
-export const createHandler = (deps: Deps) => httpGroup(deps, 'templates', routes(deps));
+export const createHandler = (deps: Deps) => httpGroup(deps, 'templates', routes);
 
 export const handler = lambdaEntry(createHandler);

@@ -26,17 +26,31 @@
  * With a data folder, every change is appended to `queues.jsonl` before `send` resolves, so a
  * restart resumes pending, delayed and in-flight messages (in-flight ones are delivered again,
  * as SQS would after the visibility timeout) and keeps the dead letters.
+ *
+ * This module is the SQS state machine (visibility, receive counts, redrive to the dead letters)
+ * and its delivery loop; the journal is queue-journal.ts, and the Lambda side (records, batch
+ * responses) sqs-event-source.ts.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { defaults, manifest, type QueueDef } from '../../manifest';
 import { type Clock, type QueueMessage, type QueuePort, systemClock } from '../../ports';
-import { Journal } from './files';
 import { consoleLogger, errorText, type LocalLogger } from './log';
+import {
+  type DeadLetter,
+  type JournalEntry as Entry,
+  QueueJournal,
+  type StoredMessage,
+} from './queue-journal';
+import {
+  batchItemFailures,
+  describeResponse,
+  type QueueWorker,
+  toRecord,
+  withInvocationTimeout,
+} from './sqs-event-source';
 
-/** A queue's consumer: the worker Lambda's handler, with the invocation context bound. */
-export type QueueWorker = (event: SQSEvent) => Promise<unknown>;
+export type { DeadLetter } from './queue-journal';
+export type { QueueWorker } from './sqs-event-source';
 
 /** SQS's ceiling for `DelaySeconds`; longer waits belong to the scheduler. */
 export const MAX_DELAY_SECONDS = 900;
@@ -74,18 +88,6 @@ export interface SendOptions {
   readonly typeAttribute?: boolean;
 }
 
-/** A message that exhausted its receives, as kept in the dead-letter list. */
-export interface DeadLetter {
-  readonly queue: string;
-  readonly messageId: string;
-  readonly body: string;
-  readonly receiveCount: number;
-  /** ISO times. */
-  readonly sentAt: string;
-  readonly deadAt: string;
-  readonly lastError: string | undefined;
-}
-
 export interface QueueStats {
   /** Visible now, waiting for a worker slot. */
   readonly pending: number;
@@ -103,28 +105,9 @@ export interface IdleOptions {
   readonly timeoutMs?: number;
 }
 
-interface Message {
-  readonly queue: string;
-  readonly messageId: string;
-  readonly body: string;
-  readonly typeAttribute: string | undefined;
-  readonly sentAt: number;
-  visibleAt: number;
-  receiveCount: number;
-  firstReceivedAt: number | undefined;
-  lastError: string | undefined;
+interface Message extends StoredMessage {
   inFlight: boolean;
 }
-
-type StoredMessage = Omit<Message, 'inFlight'>;
-
-type Entry =
-  | { readonly op: 'put'; readonly m: StoredMessage }
-  | { readonly op: 'recv'; readonly id: string; readonly receiveCount: number; readonly at: number }
-  | { readonly op: 'retry'; readonly id: string; readonly visibleAt: number; readonly lastError: string }
-  | { readonly op: 'del'; readonly id: string }
-  | { readonly op: 'dlq'; readonly d: DeadLetter }
-  | { readonly op: 'undlq'; readonly id: string };
 
 interface Settings {
   readonly name: string;
@@ -149,15 +132,11 @@ interface Waiter {
   readonly resolve: () => void;
 }
 
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
-const SENDER_ID = 'AIDALOCALSESAMERUNTIME';
-
 export const defaultRetryDelayMs = (receiveCount: number) => Math.min(30_000, 1000 * 2 ** (receiveCount - 1));
 
 export class LocalQueue implements QueuePort {
   private readonly queues = new Map<string, QueueState>();
-  private readonly journal: Journal<Entry> | undefined;
+  private readonly journal: QueueJournal | undefined;
   private readonly retryDelayMs: (receiveCount: number) => number;
   private readonly msPerDelaySecond: number;
   private readonly logger: LocalLogger;
@@ -190,7 +169,7 @@ export class LocalQueue implements QueuePort {
       });
     }
     if (options.dataDir) {
-      this.journal = new Journal<Entry>(join(options.dataDir, 'queues.jsonl'));
+      this.journal = new QueueJournal(options.dataDir);
       this.restore();
     }
   }
@@ -418,14 +397,14 @@ export class LocalQueue implements QueuePort {
     let failed: Set<string>;
     let error: string;
     try {
-      const result = await withTimeout(
+      const result = await withInvocationTimeout(
         worker({ Records: batch.map((m) => toRecord(m)) }),
         q.settings.timeoutMs,
       );
       const reported = batchItemFailures(result, ids);
       if (reported === 'invalid') {
         failed = ids;
-        error = `Invalid batch response (whole batch failed): ${safeJson(result)}`;
+        error = `Invalid batch response (whole batch failed): ${describeResponse(result)}`;
       } else {
         failed = reported;
         error = 'Reported in batchItemFailures';
@@ -509,89 +488,52 @@ export class LocalQueue implements QueuePort {
   private restore(): void {
     const journal = this.journal;
     if (!journal) return;
-    const byId = new Map<string, Message>();
-    const dead = new Map<string, DeadLetter>();
-    // Messages whose last receive has no outcome: the process stopped while their worker ran.
-    const unanswered = new Set<string>();
-    for (const e of journal.read()) {
-      switch (e.op) {
-        case 'put':
-          byId.set(e.m.messageId, { ...e.m, inFlight: false });
-          unanswered.delete(e.m.messageId);
-          break;
-        case 'recv': {
-          const m = byId.get(e.id);
-          if (m) {
-            m.receiveCount = e.receiveCount;
-            m.firstReceivedAt ??= e.at;
-            unanswered.add(e.id);
-          }
-          break;
-        }
-        case 'retry': {
-          const m = byId.get(e.id);
-          if (m) {
-            m.visibleAt = e.visibleAt;
-            m.lastError = e.lastError;
-          }
-          unanswered.delete(e.id);
-          break;
-        }
-        case 'del':
-          byId.delete(e.id);
-          unanswered.delete(e.id);
-          break;
-        case 'dlq':
-          dead.set(e.d.messageId, e.d);
-          break;
-        case 'undlq':
-          dead.delete(e.id);
-          break;
-      }
-    }
+    const { messages, dead, unanswered } = journal.replay();
     let dropped = 0;
-    for (const m of byId.values()) {
-      const q = this.queues.get(m.queue);
+    for (const stored of messages) {
+      const q = this.queues.get(stored.queue);
       if (!q) {
         dropped++;
         continue;
       }
+      const m: Message = { ...stored, inFlight: false };
       // Visible again at once, as after the visibility timeout (the receive stays counted).
       if (unanswered.has(m.messageId)) m.lastError = unfinished(m.receiveCount, q.settings.maxReceiveCount);
       q.messages.set(m.messageId, m);
     }
-    for (const d of dead.values()) {
+    for (const d of dead) {
       const q = this.queues.get(d.queue);
       if (q) q.dead.push(d);
       else dropped++;
     }
     if (dropped > 0)
       this.logger.warn(`[queue] dropped ${dropped} stored messages of queues no longer in the manifest`);
-    const resumed = byId.size;
+    const resumed = messages.length;
     if (resumed > 0) this.logger.info(`[queue] resumed ${resumed} stored message(s)`);
     this.compact();
   }
 
   private maybeCompact(): void {
     const journal = this.journal;
-    if (!journal || journal.appendedSinceRewrite < 1000) return;
+    if (!journal || journal.appendedSinceSnapshot < 1000) return;
     let live = 0;
     for (const q of this.queues.values()) live += q.messages.size + q.dead.length;
-    if (journal.appendedSinceRewrite > 4 * live) this.compact();
+    if (journal.appendedSinceSnapshot > 4 * live) this.compact();
   }
 
   private compact(): void {
     if (!this.journal) return;
-    const entries: Entry[] = [];
+    const messages: StoredMessage[] = [];
+    const dead: DeadLetter[] = [];
     for (const q of this.queues.values()) {
       for (const m of q.messages.values()) {
         // A message still in flight (stop's grace ran out) keeps the fact that it did not finish.
         const lastError = m.inFlight ? unfinished(m.receiveCount, q.settings.maxReceiveCount) : m.lastError;
-        entries.push({ op: 'put', m: { ...stored(m), lastError } });
+        messages.push({ ...stored(m), lastError });
       }
-      for (const d of q.dead) entries.push({ op: 'dlq', d });
+      dead.push(...q.dead);
     }
-    this.journal.rewrite(entries);
+    this.journal.snapshot(messages, dead);
   }
 }
 
@@ -619,67 +561,14 @@ function stored(m: Message): StoredMessage {
 }
 
 function typeOf(body: string): string | undefined {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(body) as { type?: unknown };
-    return typeof parsed.type === 'string' ? parsed.type : undefined;
-  } catch {
-    return undefined;
+    parsed = JSON.parse(body);
+  } catch (error) {
+    // A body that is not JSON (JSON.parse throws SyntaxError for nothing else) has no type.
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
   }
-}
-
-function toRecord(m: Message): SQSRecord {
-  return {
-    messageId: m.messageId,
-    receiptHandle: randomBytes(48).toString('base64'),
-    body: m.body,
-    attributes: {
-      ApproximateReceiveCount: String(m.receiveCount),
-      SentTimestamp: String(m.sentAt),
-      SenderId: SENDER_ID,
-      ApproximateFirstReceiveTimestamp: String(m.firstReceivedAt ?? m.sentAt),
-    },
-    messageAttributes:
-      m.typeAttribute === undefined ? {} : { type: { dataType: 'String', stringValue: m.typeAttribute } },
-    md5OfBody: createHash('md5').update(m.body).digest('hex'),
-    eventSource: 'aws:sqs',
-    eventSourceARN: `arn:aws:sqs:${REGION}:${ACCOUNT}:sesame-${m.queue}`,
-    awsRegion: REGION,
-  };
-}
-
-/**
- * Lambda's reading of a batch response: nothing, null or an empty list is full success; an
- * identifier that is empty, not a string or not in the batch makes the whole batch fail.
- */
-function batchItemFailures(result: unknown, ids: ReadonlySet<string>): Set<string> | 'invalid' {
-  if (result === undefined || result === null) return new Set();
-  if (typeof result !== 'object') return 'invalid';
-  const failures = (result as { batchItemFailures?: unknown }).batchItemFailures;
-  if (failures === undefined || failures === null) return new Set();
-  if (!Array.isArray(failures)) return 'invalid';
-  const failed = new Set<string>();
-  for (const f of failures) {
-    const id = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    if (typeof id !== 'string' || !ids.has(id)) return 'invalid';
-    failed.add(id);
-  }
-  return failed;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Task timed out after ${ms / 1000} seconds`)), ms);
-    // A worker that never settles must not keep the process alive on its own.
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  const type = (parsed as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : undefined;
 }

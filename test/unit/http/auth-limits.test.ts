@@ -2,12 +2,13 @@
  * Failed authentication in the HTTP stack, with a fake store that counts its requests and a clock
  * the test moves: the negative key cache and the per-client failure limit.
  */
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { toAppConfig } from '../../../shared/config/env';
 import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } from '../../../shared/http/rate-limit';
 import { ok } from '../../../shared/http/response';
 import { CACHE_TTL_MS, httpGroup, NEGATIVE_CACHE_TTL_MS } from '../../../shared/http/stack';
+import { httpApiEvent } from '../../../shared/local/apigw-event';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
 
@@ -43,18 +44,11 @@ function setup() {
   const ctx = { getRemainingTimeInMillis: () => 10_000 } as Context;
   const get = (key: string | undefined, sourceIp = '203.0.113.7') =>
     handler(
-      {
-        version: '2.0',
-        routeKey: 'GET /contacts',
-        rawPath: '/contacts',
-        rawQueryString: '',
+      httpApiEvent('GET', '/contacts', {
         headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
-        requestContext: {
-          http: { method: 'GET', path: '/contacts', protocol: 'HTTP/1.1', sourceIp, userAgent: 't' },
-          requestId: 'r',
-        },
-        isBase64Encoded: false,
-      } as unknown as APIGatewayProxyEventV2,
+        sourceIp,
+        requestId: 'r',
+      }),
       ctx,
     );
   const reads = (raw: string) => calls.filter((c) => c === `GetCommand KEY#${hashKey(raw)}`).length;

@@ -4,14 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalLogger } from '../../../shared/adapters/local/log';
 import { MailSink } from '../../../shared/adapters/local/mail-sink';
 import { LocalQueue } from '../../../shared/adapters/local/queue';
-import {
-  clfTime,
-  createGateway,
-  type HttpHandler,
-  type RawRequest,
-  toHttpApiEvent,
-  toReply,
-} from '../../../shared/local/gateway';
+import { clfTime, type RawRequest, toHttpApiEvent, toReply } from '../../../shared/local/apigw-event';
+import { createGateway, type HttpHandler } from '../../../shared/local/gateway';
 import { compileRoutes } from '../../../shared/local/routes';
 import type { Manifest } from '../../../shared/manifest';
 

@@ -1,0 +1,224 @@
+/**
+ * The manifest's `uses` against what the code does: every function of the manifest runs in the
+ * local runtime with deps scoped to its declaration (`scopeDeps`, recording each use), and a
+ * scenario makes one request per route plus the background work they start (imports, bulk jobs,
+ * purges, event deletion, field deletion, the upload deadline's schedule) and the recurring domain
+ * check. A function that touches a port it does not declare fails its request or job (and is
+ * listed); a declared use no step needs is listed too, so the declarations, and the IAM grants
+ * CDK derives from them (test/infra/stateless.test.ts), are exactly what the code uses.
+ *
+ * The HTTP groups and the upload authorizer scope their deps themselves in every mode, so the
+ * whole integration tier checks them as well; the queue worker and the schedule are scoped here.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scopeDeps } from '../../../shared/http/ports';
+import type { HandlerFactory, HandlerOverrides } from '../../../shared/local/handlers';
+import { type FunctionKind, functionUses, manifest, type PortUse, routeKey } from '../../../shared/manifest';
+import type { Deps } from '../../../shared/ports';
+import { upload } from '../../integration/helpers/imports';
+import { type ApiOptions, type ApiResponse, useLocalRuntime } from '../../integration/helpers/local';
+
+/** Uses no port shows at run time: `feature-flags` is a variable (checked by the infra tier). */
+const NOT_OBSERVABLE: ReadonlySet<PortUse> = new Set(['feature-flags']);
+
+const functions = functionUses(manifest);
+const label = (kind: FunctionKind, name: string) => `${kind} ${name}`;
+const used = new Map<string, Set<PortUse>>(functions.map((f) => [label(f.kind, f.name), new Set()]));
+
+const overrideKind = {
+  http: 'http',
+  queue: 'queues',
+  schedule: 'schedules',
+  authorizer: 'authorizers',
+} as const;
+const overrides: Record<(typeof overrideKind)[FunctionKind], Record<string, HandlerFactory>> = {
+  http: {},
+  queues: {},
+  schedules: {},
+  authorizers: {},
+};
+let gate: Promise<void> | undefined;
+for (const f of functions) {
+  const mod = (await import(join(import.meta.dirname, '..', '..', '..', f.handler))) as {
+    createHandler: (deps: Deps) => (event: unknown, context: unknown) => Promise<unknown>;
+  };
+  const record = used.get(label(f.kind, f.name))!;
+  overrides[overrideKind[f.kind]][f.name] = (deps: Deps) => {
+    const handler = mod.createHandler(
+      scopeDeps(deps, f.uses, label(f.kind, f.name), { onUse: (use) => record.add(use) }),
+    );
+    if (f.kind !== 'queue') return handler;
+    // The scenario holds the worker back once, to reach a path that needs it not to have run.
+    return async (event: unknown, context: unknown) => {
+      await gate;
+      return handler(event, context);
+    };
+  };
+}
+
+const zoneDir = mkdtempSync(join(tmpdir(), 'sesame-ports-'));
+const zoneFile = join(zoneDir, 'zone.json');
+writeFileSync(zoneFile, '{}');
+afterAll(() => rmSync(zoneDir, { recursive: true, force: true }));
+
+const rt = useLocalRuntime({ handlers: overrides as HandlerOverrides, dnsFile: zoneFile });
+
+/** Every response of the scenario, to check that none failed inside a function. */
+const answers: { request: string; status: number; body: unknown }[] = [];
+const routesSeen = new Set<string>();
+
+async function call(
+  method: string,
+  path: string,
+  route: string,
+  options: ApiOptions = {},
+): Promise<ApiResponse> {
+  const res = await rt.api(method, path, options);
+  answers.push({ request: `${method} ${path}`, status: res.status, body: res.body });
+  routesSeen.add(route);
+  return res;
+}
+
+describe('declared ports', () => {
+  it('cover what every function uses, and name nothing none of its paths needs', async () => {
+    const email = 'ports@ports.test';
+    // config: GET /config, an unknown path and a CORS preflight ($default).
+    const config = await call('GET', '/config', 'GET /config', { key: null });
+    expect(config.body.storage).toEqual({ enabled: true });
+    expect((await call('GET', '/nope', '$default', { key: null })).status).toBe(404);
+    const preflight = await call('OPTIONS', '/v1/track', '$default', {
+      key: null,
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+
+    // contacts
+    const created = await call('POST', '/contacts', 'POST /contacts', {
+      body: { email, data: { plan: 'pro' } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    await call('GET', '/contacts', 'GET /contacts');
+    await call('POST', '/contacts/lookup', 'POST /contacts/lookup', { body: { emails: [email] } });
+    await call('GET', '/contacts/fields', 'GET /contacts/fields');
+    await call('GET', '/contacts/fields/data.plan/values', 'GET /contacts/fields/{field}/values');
+    await call('GET', '/contacts/fields/data.plan/usage', 'GET /contacts/fields/{field}/usage');
+    await call('GET', `/contacts/${id}`, 'GET /contacts/{id}');
+    await call('PATCH', `/contacts/${id}`, 'PATCH /contacts/{id}', { body: { data: { seat: 1 } } });
+    for (const type of ['subscribe', 'unsubscribe'] as const) {
+      const bulk = await call('POST', `/contacts/bulk-${type}`, `POST /contacts/bulk-${type}`, {
+        body: { contactIds: [id] },
+      });
+      await rt.drain();
+      await call('GET', `/contacts/bulk/${bulk.body.jobId}`, 'GET /contacts/bulk/{jobId}');
+    }
+    // The upload: the authorizer, the stored file, the import job and its deadline schedule.
+    const uploaded = await upload(rt, 'email,team\nimported@ports.test,red\n');
+    expect(uploaded.status).toBe(202);
+    routesSeen.add('POST /contacts/import');
+    await rt.drain();
+    const job = await call('GET', `/contacts/import/${uploaded.body.jobId}`, 'GET /contacts/import/{jobId}');
+    expect(job.body.status).toBe('completed');
+    await rt.runtime.clock.advance(16 * 60);
+    await rt.drain();
+    expect(
+      (await call('DELETE', '/contacts/fields/data.team', 'DELETE /contacts/fields/{field}')).status,
+    ).toBe(200);
+    const imported = await call('POST', '/contacts/lookup', 'POST /contacts/lookup', {
+      body: { emails: ['imported@ports.test'] },
+    });
+    const bulkDelete = await call('POST', '/contacts/bulk-delete', 'POST /contacts/bulk-delete', {
+      body: { contactIds: [imported.body.found[0].id] },
+    });
+    expect(bulkDelete.status).toBe(202);
+    await rt.drain();
+
+    // templates
+    const template = await call('POST', '/templates', 'POST /templates', {
+      body: { name: 'T', subject: 'Hi', body: '<p>Hi</p>', from: `news@${rt.senderDomain}` },
+    });
+    const tid = template.body.id as string;
+    await call('GET', '/templates', 'GET /templates');
+    await call('GET', `/templates/${tid}`, 'GET /templates/{id}');
+    await call('PATCH', `/templates/${tid}`, 'PATCH /templates/{id}', { body: { name: 'T2' } });
+    const copy = await call('POST', `/templates/${tid}/duplicate`, 'POST /templates/{id}/duplicate');
+    await call('GET', `/templates/${tid}/usage`, 'GET /templates/{id}/usage');
+    await call('DELETE', `/templates/${copy.body.id}`, 'DELETE /templates/{id}');
+
+    // public: send (with a link), track, verify, the subscription pages
+    const sent = await call('POST', '/v1/send', 'POST /v1/send', {
+      body: {
+        to: email,
+        from: `news@${rt.senderDomain}`,
+        subject: 'Links',
+        body: '<a href="{{unsubscribeUrl}}">unsubscribe</a>',
+      },
+    });
+    expect(sent.body.data.emails[0].status).toBe('sent');
+    const [mail] = await rt.mails({ to: email });
+    const token = /\/v1\/subscription\/([^"<\s]+)/.exec(mail!.html ?? '')![1]!;
+    await call('GET', `/v1/subscription/${token}`, 'GET /v1/subscription/{token}', { key: null });
+    await call('POST', `/v1/subscription/${token}`, 'POST /v1/subscription/{token}', {
+      key: null,
+      raw: 'action=unsubscribe',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    await call('POST', '/v1/track', 'POST /v1/track', {
+      key: rt.publicKey,
+      body: { email, event: 'signup' },
+    });
+    await call('POST', '/v1/verify', 'POST /v1/verify', { body: { email } });
+
+    // events
+    await call('POST', '/events/track', 'POST /events/track', { body: { email, event: 'login' } });
+    await call('GET', '/events', 'GET /events');
+    await call('GET', '/events/stats', 'GET /events/stats');
+    await call('GET', '/events/names', 'GET /events/names');
+    await call('GET', `/events/contact/${id}`, 'GET /events/contact/{contactId}');
+    await call('GET', '/events/login/usage', 'GET /events/{eventName}/usage');
+    await call('DELETE', '/events/login', 'DELETE /events/{eventName}');
+    await rt.drain();
+
+    // domains, and the background check of the pending one
+    const domain = await call('POST', '/domains', 'POST /domains', { body: { domain: 'ports-check.test' } });
+    expect(domain.status).toBe(201);
+    await call('GET', `/domains/project/${rt.projectId}`, 'GET /domains/project/{projectId}');
+    await call('GET', `/domains/${domain.body.id}/verify`, 'GET /domains/{id}/verify');
+    await rt.scheduler.runRecurring('domain-check');
+    await call('DELETE', `/domains/${domain.body.id}`, 'DELETE /domains/{id}');
+
+    // An upsert (here a track) over a deleted contact whose purge has not run yet purges it.
+    let release!: () => void;
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    await call('DELETE', `/contacts/${id}`, 'DELETE /contacts/{id}');
+    await call('POST', '/v1/track', 'POST /v1/track', { key: rt.publicKey, body: { email, event: 'back' } });
+    release();
+    gate = undefined;
+    await rt.drain();
+
+    // Every route of the manifest was called; nothing failed inside a function.
+    const everyRoute = [
+      ...manifest.routeGroups.flatMap((g) => g.routes.map(routeKey)),
+      ...(manifest.directUploads ?? []).map(routeKey),
+    ];
+    expect(everyRoute.filter((r) => !routesSeen.has(r))).toEqual([]);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    expect(rt.queue.deadLetters()).toEqual([]);
+
+    const undeclared: string[] = [];
+    const unused: string[] = [];
+    for (const f of functions) {
+      const seen = used.get(label(f.kind, f.name))!;
+      for (const use of seen) if (!f.uses.includes(use)) undeclared.push(`${label(f.kind, f.name)}: ${use}`);
+      for (const use of f.uses)
+        if (!seen.has(use) && !NOT_OBSERVABLE.has(use)) unused.push(`${label(f.kind, f.name)}: ${use}`);
+    }
+    expect(undeclared, 'used without being declared').toEqual([]);
+    expect(unused, 'declared, but no step of the scenario needed it').toEqual([]);
+  }, 60_000);
+});
