@@ -15,7 +15,8 @@
  * created its contact survives a crash between the writes and the job's checkpoint: a redelivered
  * chunk that finds its own origin on the claim counts the row as imported again, not as updated.
  */
-import { putEvent } from '../events/repository';
+import { AppError } from '../errors';
+import { emit } from '../events/emit';
 import type { Deps } from '../ports';
 import { type StoreDeps, sleep } from '../store/store';
 import { decideClaim } from './claim';
@@ -154,7 +155,7 @@ export async function importContacts(
       if (p.kind === 'create') return putNewContact(deps, projectId, p.record);
       if (p.kind !== 'merge' || !p.record) return true;
       // Events an earlier write left pending are written before the version that drops them.
-      for (const event of p.current.pendingEvents ?? []) await putEvent(deps, event);
+      for (const event of p.current.pendingEvents ?? []) await emit(deps, event, { replay: true });
       return replaceContact(deps, projectId, p.record, p.current.version);
     });
     toWrite.forEach((p, i) => {
@@ -297,11 +298,16 @@ function applyRows(
   return { data, setPaths, counts, first };
 }
 
-function tryApply(data: ContactRecord['data'], patch: DataPatch) {
+/**
+ * The patch applied to `data`, or undefined when the result would pass the size limit (the only
+ * refusal: the patch itself was validated). Any other error is a bug, and propagates.
+ */
+export function tryApply(data: ContactRecord['data'], patch: DataPatch) {
   try {
     return applyDataPatch(data, patch);
-  } catch {
-    // The only refusal is data growing past the size limit (the patch itself was validated).
+  } catch (error) {
+    const tooBig = error instanceof AppError && error.extra.errors?.some((e) => e.code === 'too_big');
+    if (!tooBig) throw error;
     return undefined;
   }
 }

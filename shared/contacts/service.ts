@@ -3,12 +3,15 @@
  * by the caller's project; another project's ids are simply not found.
  */
 import { conflict, notFound } from '../errors';
-import { type EventRecord, putEvent } from '../events/repository';
+import { emit } from '../events/emit';
+import type { EventRecord } from '../events/repository';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { type StoreDeps, sleep } from '../store/store';
 import { decideClaim } from './claim';
 import { applyDataPatch, type DataPatch } from './data';
 import { recordFieldTypes } from './field-types';
+import { purgeContactJobMessage } from './purge';
 import {
   type Contact,
   type ContactRecord,
@@ -151,7 +154,7 @@ async function updateRecord(
   current: ContactRecord,
   change: Change,
 ): Promise<{ record: ContactRecord; event?: EventRecord } | undefined> {
-  for (const pending of current.pendingEvents ?? []) await putEvent(deps, pending);
+  for (const pending of current.pendingEvents ?? []) await emit(deps, pending, { replay: true });
   const now = deps.clock.now().toISOString();
   const { data, setPaths } = change.patch
     ? applyDataPatch(current.data, change.patch)
@@ -183,7 +186,7 @@ async function updateRecord(
   };
   await recordFieldTypes(deps, projectId, setPaths);
   if (!(await replaceContact(deps, projectId, record, current.version))) return undefined;
-  if (event) await putEvent(deps, event);
+  if (event) await emit(deps, event);
   return { record, event };
 }
 
@@ -280,7 +283,7 @@ export async function deleteContact(deps: ContactDeps, projectId: string, contac
 }
 
 export async function enqueuePurge(deps: ContactDeps, projectId: string, contactId: string) {
-  await deps.queue.send('jobs', { type: 'contact.purge', projectId, contactId });
+  await enqueue(deps, purgeContactJobMessage, { projectId, contactId });
 }
 
 /**

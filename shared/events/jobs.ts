@@ -1,5 +1,6 @@
 /** Background jobs of the events domain. Idempotent: a redelivered message deletes nothing twice. */
 import { defineJob } from '../jobs/registry';
+import { dispatchEventJobMessage, runDispatch } from './emit';
 import { deleteEventsJobMessage, runEventDeletion } from './service';
 
 /** Deletes the events of a name recorded up to the request, a bounded share per message. */
@@ -10,4 +11,12 @@ export const deleteEventsJob = defineJob({
   },
 });
 
-export const jobs = [deleteEventsJob];
+/** Stores an emitted event (if its emitter stopped first) and calls the listeners it matched. */
+export const dispatchEventJob = defineJob({
+  ...dispatchEventJobMessage,
+  run: async (deps, m, meta) => {
+    await runDispatch(deps, m, meta);
+  },
+});
+
+export const jobs = [deleteEventsJob, dispatchEventJob];

@@ -54,7 +54,8 @@ export const hourOf = (iso: string) => iso.slice(0, 13);
 
 /**
  * Stores an event once: writing the same event (same id and time) again changes nothing.
- * Returns whether the event was new (and counted).
+ * Returns whether the event was new (and counted). Domain code records events with `emit`
+ * (`emit.ts`), which calls this and hands the event to its listeners.
  */
 export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boolean> {
   const isNew = await storeOf(deps).writeIf({ put: eventItem(event), if: 'attribute_not_exists(pk)' });
@@ -64,6 +65,12 @@ export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boo
     bumpHour(deps, event.projectId, hourOf(event.createdAt), 1),
   ]);
   return true;
+}
+
+/** Whether this very event (same id and time) is stored: one strongly consistent read. */
+export async function eventStored(deps: StoreDeps, event: EventRecord): Promise<boolean> {
+  const key = keys.contactEvent(event.projectId, event.contactId, event.createdAt, event.id);
+  return (await storeOf(deps).get(key, { consistent: true })) !== undefined;
 }
 
 async function bumpName(deps: StoreDeps, projectId: string, name: string, by: number, at: string) {

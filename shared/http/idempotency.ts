@@ -49,6 +49,8 @@ export interface Claim {
   readonly claimId: string;
   /** True when an earlier attempt under this claim died or gave up part way. */
   readonly resumed: boolean;
+  /** When the claim's first attempt began: the same on a resume (for times that are part of keys). */
+  readonly requestedAt: Date;
   /** A UUID derived from the claim id and `label`: the same on every attempt of this claim. */
   id(label: string): string;
   /**
@@ -138,12 +140,14 @@ function claimOf(
   deps: IdemDeps,
   claimId: string,
   resumed: boolean,
+  requestedAt: string,
   leaseUntil: number,
 ): Claim & { readonly started: boolean } {
   let started = false;
   return {
     claimId,
     resumed,
+    requestedAt: new Date(requestedAt),
     held: () => deps.clock.now().getTime() < leaseUntil * 1000,
     id: (label) => derivedUuid(`${claimId}:${label}`),
     markStarted: () => {
@@ -217,13 +221,15 @@ async function acquire(
     if: 'attribute_not_exists(pk) OR expiresAt < :now',
     values: { ':now': nowSec },
   });
-  if (claimed) return { claim: claimOf(deps, fresh.claimId, false, leaseUntil), leaseToken };
+  if (claimed)
+    return { claim: claimOf(deps, fresh.claimId, false, fresh.requestedAt, leaseUntil), leaseToken };
 
   const existing = await read(deps, itemKey);
   if (existing && existing.state === 'running' && existing.leaseUntil < nowSec) {
     // Abandoned: the same request resumes the claim; another one takes the key afresh.
     const resume = existing.request.bodySha256 === request.bodySha256;
     const claimId = resume ? existing.claimId : fresh.claimId;
+    const requestedAt = resume ? existing.requestedAt : fresh.requestedAt;
     const taken = await storeOf(deps).writeIf({
       update: itemKey,
       expression:
@@ -235,13 +241,13 @@ async function acquire(
         ':token': leaseToken,
         ':lease': leaseUntil,
         ':request': request,
-        ':at': resume ? existing.requestedAt : fresh.requestedAt,
+        ':at': requestedAt,
         ':running': 'running',
         ':old': existing.leaseToken,
         ':now': nowSec,
       },
     });
-    if (taken) return { claim: claimOf(deps, claimId, resume, leaseUntil), leaseToken };
+    if (taken) return { claim: claimOf(deps, claimId, resume, requestedAt, leaseUntil), leaseToken };
     // Another retry took it over first.
     throw reuseError(await read(deps, itemKey), key);
   }

@@ -4,9 +4,8 @@
  * message carries the project and email ids as tags, so delivery events find their record by
  * key.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Deps } from '../ports';
-import { keys } from '../table';
+import { type StoreDeps, storeOf } from '../store/store';
+import { indexEntry, keys } from '../table';
 import type { TemplateType } from '../templates/schemas';
 
 /**
@@ -36,23 +35,18 @@ export interface EmailRecord {
   readonly updatedAt: string;
 }
 
-type StoreDeps = Pick<Deps, 'db' | 'tableName'>;
-
 export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<void> {
-  await deps.db.send(
-    new PutCommand({
-      TableName: deps.tableName,
-      Item: {
-        ...keys.emailMessage(record.projectId, record.id),
-        gsi1pk: keys.emailsIndex(record.projectId),
-        gsi1sk: `${record.createdAt}#${record.id}`,
-        entity: 'email',
-        ...record,
-      },
-    }),
-  );
+  await storeOf(deps).write({
+    put: {
+      ...keys.emailMessage(record.projectId, record.id),
+      ...indexEntry('emailsByTime', keys.emailsIndex(record.projectId), `${record.createdAt}#${record.id}`),
+      entity: 'email',
+      ...record,
+    },
+  });
 }
 
+/** Changes fields of an existing record; rejects (a failed condition) when there is none. */
 export async function updateEmailRecord(
   deps: StoreDeps,
   projectId: string,
@@ -61,16 +55,13 @@ export async function updateEmailRecord(
 ): Promise<void> {
   const entries = Object.entries(change).filter(([, v]) => v !== undefined);
   if (entries.length === 0) return;
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: keys.emailMessage(projectId, emailId),
-      UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-      ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-      ConditionExpression: 'attribute_exists(pk)',
-    }),
-  );
+  await storeOf(deps).write({
+    update: keys.emailMessage(projectId, emailId),
+    expression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+    names: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+    values: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
+    if: 'attribute_exists(pk)',
+  });
 }
 
 export async function getEmailRecord(
@@ -78,10 +69,8 @@ export async function getEmailRecord(
   projectId: string,
   emailId: string,
 ): Promise<EmailRecord | undefined> {
-  const out = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.emailMessage(projectId, emailId) }),
-  );
-  if (!out.Item) return undefined;
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = out.Item;
-  return record as EmailRecord;
+  const item = await storeOf(deps).get(keys.emailMessage(projectId, emailId));
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
+  return record as unknown as EmailRecord;
 }

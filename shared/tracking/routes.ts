@@ -55,6 +55,8 @@ export function trackHandler(deps: Deps, path: '/v1/track' | '/events/track', gr
           patch: input.patch,
           // A retry that resumes a dead attempt writes the same event, once.
           eventId: claim?.id('event'),
+          at: claim?.requestedAt,
+          replay: claim?.resumed,
         });
         return ok({ success: true, data });
       },

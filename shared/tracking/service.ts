@@ -2,7 +2,8 @@
  * Tracking: records a named event for a contact, creating or updating the contact first (spec,
  * POST /v1/track). New contacts are subscribed unless `subscribed` says otherwise; an existing
  * contact keeps its state unless `subscribed` is given, and a flip emits `contact.subscribed` or
- * `contact.unsubscribed` (the contacts service does that).
+ * `contact.unsubscribed` (the contacts service does that). The event goes through `emit`, which
+ * stores it and hands it to its listeners.
  *
  * `data` is patched into the contact; the event carries every value sent with it, including the
  * non-persistent ones (`{value, persistent: false}`), which are stored nowhere else.
@@ -10,7 +11,8 @@
 import { type DataPatch, MAX_DATA_BYTES, mergeForRender } from '../contacts/data';
 import { upsertContact } from '../contacts/service';
 import { validationError } from '../errors';
-import { type EventRecord, putEvent } from '../events/repository';
+import { emit } from '../events/emit';
+import type { EventRecord } from '../events/repository';
 import type { Deps } from '../ports';
 
 type TrackDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
@@ -22,6 +24,13 @@ export interface TrackInput {
   readonly patch: DataPatch;
   /** The event's id; given when a retry must write the same event (Idempotency-Key). */
   readonly eventId?: string;
+  /** The event's time, with `eventId`: the event's key holds both, so a retry keeps both. */
+  readonly at?: Date;
+  /**
+   * An earlier attempt with this `eventId` (a resumed Idempotency-Key) may have emitted the event:
+   * its listeners get it again only if it was not stored.
+   */
+  readonly replay?: boolean;
 }
 
 /** The spec's Track result `data`. */
@@ -68,8 +77,8 @@ export async function trackEvent(
     name: input.event,
     data,
     email: contact.email,
-    createdAt: deps.clock.now().toISOString(),
+    createdAt: (input.at ?? deps.clock.now()).toISOString(),
   };
-  await putEvent(deps, event);
+  await emit(deps, event, { replay: input.replay });
   return { contact: contact.id, event: event.id, timestamp: event.createdAt };
 }

@@ -8,8 +8,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { derivedUuid } from '../../shared/http/idempotency';
+import type { AuthedRequest } from '../../shared/http/stack';
 import type { RawEmail } from '../../shared/ports';
 import { keys } from '../../shared/table';
+import { trackHandler } from '../../shared/tracking/routes';
+import { crashingAt } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 import { uniqueEmail } from './helpers/mime';
 
@@ -218,6 +221,43 @@ describe('a /v1/send that died part way', () => {
     expect(derivedUuid('c:email:0')).toBe(derivedUuid('c:email:0'));
     expect(derivedUuid('c:email:0')).not.toBe(derivedUuid('c:email:1'));
     expect(derivedUuid('x')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('a /v1/track that died after its event was stored', () => {
+  it('resumes into the same event: one event, not two', async () => {
+    const key = `track-resume-${Date.now()}`;
+    const event = `resumed_${Date.now()}`;
+    const body = { email: uniqueEmail('track-resume'), event };
+    // The first attempt stores its event, then dies before recording that it finished.
+    const dying = trackHandler(
+      crashingAt(
+        rt.deps,
+        (call) =>
+          call.op === 'update' &&
+          String(call.key?.pk).includes('#IDEM#') &&
+          /:done/.test(call.expression ?? ''),
+      ),
+      '/v1/track',
+      'public',
+    );
+    await expect(
+      dying({
+        projectId: rt.projectId,
+        headers: { 'idempotency-key': key },
+        body,
+      } as unknown as AuthedRequest),
+    ).rejects.toThrow('simulated crash');
+    offsetMs += (LEASE_SECONDS + 1) * 1000;
+    const retry = await rt.api('POST', '/v1/track', {
+      key: rt.publicKey,
+      body,
+      headers: { 'idempotency-key': key },
+    });
+    expect(retry.status, retry.text).toBe(200);
+    const events = await rt.api('GET', '/events', { query: { name: event } });
+    expect(events.body.data).toHaveLength(1);
+    expect(events.body.data[0].id).toBe(retry.body.data.event);
   });
 });
 

@@ -1,0 +1,32 @@
+/**
+ * Every event listener of the service, derived from the domains' listener modules as the jobs
+ * catalog is from their job modules: each `shared/<noun>/listeners.ts` exports its `listeners`,
+ * and a domain with listeners adds its module to `domainListeners` below, nothing else.
+ * `test/unit/events/emit.test.ts` fails when a `listeners.ts` is missing here.
+ *
+ * None is registered yet, so `emit` enqueues nothing and an event costs what it did before the
+ * seam existed (one conditional write and its counters). Workflow triggers, the activity feed,
+ * segment re-evaluation and billing counters register here as they arrive.
+ */
+import { type EventListener, ListenerRegistry } from './registry';
+
+/** What a domain's `listeners.ts` exports. */
+export interface DomainListeners {
+  readonly listeners: readonly EventListener[];
+}
+
+/** The domains' listener modules, by noun. */
+export const domainListeners = {} satisfies Readonly<Record<string, DomainListeners>>;
+
+let built: ListenerRegistry | undefined;
+
+/**
+ * The registry of every domain's listeners. Built on first use rather than at load: a listener
+ * module reaches domain code that emits events, which imports `emit`, which imports this module,
+ * so the modules may still be loading when this one is.
+ */
+export function allListeners(): ListenerRegistry {
+  const modules: readonly DomainListeners[] = Object.values(domainListeners);
+  built ??= new ListenerRegistry(modules.flatMap((d) => d.listeners));
+  return built;
+}

@@ -1,0 +1,156 @@
+/**
+ * Composing one email: from content shared by every recipient of a send (a `/v1/send` request, a
+ * campaign, a workflow's SEND_EMAIL step) and one recipient, the MIME message that `deliverEmail`
+ * hands to the provider, or the settled outcome of an email that never gets that far (skipped by
+ * the subscription rule of its content type, or failed to render). Nothing here knows about HTTP,
+ * retries or how a caller answers.
+ */
+
+import { type DataPatch, mergeForRender } from '../contacts/data';
+import type { ContactRecord } from '../contacts/repository';
+import {
+  type CompiledTemplate,
+  htmlToText,
+  RenderError,
+  render,
+  renderSubject,
+  templateVariables,
+} from '../rendering';
+import { type LinkSettings, subscriptionLinks } from '../subscriptions/links';
+import type { TemplateType } from '../templates/schemas';
+import { buildMime, type MimeAttachment } from './mime';
+import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail } from './outcomes';
+import { type EmailRecord, putEmailRecord } from './repository';
+import { type Address, MAX_MESSAGE_BYTES } from './schemas';
+
+/** What every recipient of one send shares: resolved content, parsed templates, attachments. */
+export interface EmailContent {
+  readonly templateId: string | null;
+  readonly type: TemplateType;
+  readonly from: Address;
+  readonly replyTo: string | null;
+  readonly subject: CompiledTemplate;
+  readonly body: CompiledTemplate;
+  /** The body links to the unsubscribe page itself, so no footer is added. */
+  readonly bodyHasUnsubscribeLink: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly attachments: readonly MimeAttachment[];
+  /** How subscription links are signed and where they point. */
+  readonly links: LinkSettings;
+}
+
+/** One recipient: the address mailed and the contact it belongs to. */
+export interface Recipient {
+  readonly to: Address;
+  readonly contact: ContactRecord;
+  /**
+   * Data rendered over the contact's own (a request's `data`, non-persistent values included);
+   * it changes nothing stored.
+   */
+  readonly data?: DataPatch;
+}
+
+/** An email ready for the provider; its record is not written yet (`deliverEmail` does that first). */
+export interface ComposedEmail {
+  readonly status: 'composed';
+  /** The record as it is written before the provider call: status SENDING, subject rendered. */
+  readonly record: EmailRecord;
+  /** The MIME message. */
+  readonly raw: Buffer;
+  /** The recipient's contact as the result names it. */
+  readonly contact: { readonly id: string; readonly email: string };
+  readonly ids: EmailIds;
+}
+
+/** An email settled without the provider: recorded (and `email.failed` emitted for a failure). */
+export type SettledEmail = SentEmail & { readonly status: 'skipped' | 'failed' };
+
+export type ComposeDeps = OutcomeDeps;
+
+/**
+ * Composes the email of `recipient` under `ids`. MARKETING and HEADLESS content respects the
+ * contact's subscription (an unsubscribed contact is recorded SKIPPED); TRANSACTIONAL always goes
+ * out. A template that fails to render, or a message over the size limit, is recorded FAILED
+ * with its `email.failed` event. Only a `composed` email still needs `deliverEmail`.
+ */
+export async function composeEmail(
+  deps: ComposeDeps,
+  projectId: string,
+  content: EmailContent,
+  recipient: Recipient,
+  ids: EmailIds,
+): Promise<ComposedEmail | SettledEmail> {
+  const { to, contact } = recipient;
+  const now = deps.clock.now();
+  const record: EmailRecord = {
+    id: ids.email,
+    projectId,
+    contactId: contact.id,
+    to: to.email,
+    from: content.from.email,
+    fromName: content.from.name ?? null,
+    replyTo: content.replyTo,
+    subject: '',
+    templateId: content.templateId,
+    type: content.type,
+    status: 'SENDING',
+    messageId: null,
+    reason: null,
+    error: null,
+    createdAt: now.toISOString(),
+    sentAt: null,
+    updatedAt: now.toISOString(),
+  };
+  const entry = { contact: { id: contact.id, email: contact.email }, email: record.id };
+
+  if (content.type !== 'TRANSACTIONAL' && !contact.subscribed) {
+    await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'unsubscribed' });
+    return { ...entry, status: 'skipped', reason: 'unsubscribed' };
+  }
+
+  const links = subscriptionLinks(content.links, projectId, contact.id);
+  const variables = templateVariables({
+    data: recipient.data ? mergeForRender(contact.data, recipient.data) : contact.data,
+    email: to.email,
+    contactId: contact.id,
+    links,
+  });
+  let subject = '';
+  let raw: Buffer;
+  const failed = (reason: string, message: string) =>
+    recordFailure(deps, { ...record, subject }, { reason, message, eventId: ids.failedEvent }, entry);
+  try {
+    subject = await renderSubject(content.subject, variables);
+    let html = await render(content.body, variables);
+    if (content.type === 'MARKETING' && !content.bodyHasUnsubscribeLink)
+      html = withFooter(html, links.unsubscribeUrl);
+    raw = await buildMime({
+      from: content.from,
+      to,
+      replyTo: content.replyTo,
+      subject,
+      html,
+      text: htmlToText(html),
+      date: now,
+      headers: content.headers,
+      ...(content.type === 'TRANSACTIONAL' ? {} : { listUnsubscribeUrl: links.unsubscribeUrl }),
+      attachments: content.attachments,
+    });
+  } catch (error) {
+    if (!(error instanceof RenderError)) throw error;
+    return failed('RENDER_ERROR', error.message);
+  }
+  if (raw.length > MAX_MESSAGE_BYTES)
+    return failed('MESSAGE_TOO_LARGE', `The message is ${raw.length} bytes`);
+  return { status: 'composed', record: { ...record, subject }, raw, contact: entry.contact, ids };
+}
+
+/** Appends the unsubscribe footer before `</body>` (or at the end). */
+export function withFooter(html: string, unsubscribeUrl: string): string {
+  const href = unsubscribeUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const footer =
+    '<p style="margin-top:32px;font-size:12px;color:#6b7280;text-align:center">' +
+    `You received this email because you subscribed. <a href="${href}">Unsubscribe</a></p>`;
+  const at = html.search(/<\/body\s*>/i);
+  return at < 0 ? `${html}${footer}` : `${html.slice(0, at)}${footer}${html.slice(at)}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * Delivering one composed email: its record first (SENDING, so a process that stops during the
+ * provider call leaves a trace), the provider call with the caller's retry policy, then the
+ * record's outcome and its lifecycle event. And `resumeEmail`, which tells what an earlier
+ * attempt with the same ids did, so that a caller that runs again (a resumed Idempotency-Key, a
+ * redelivered job message) never sends one email twice.
+ */
+import { PermanentSendError, RetryableSendError } from '../adapters/aws/send-errors';
+import { emit } from '../events/emit';
+import type { Deps, RawEmail } from '../ports';
+import { sleep } from '../store/store';
+import type { ComposedEmail } from './compose';
+import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail, sentEvent } from './outcomes';
+import { getEmailRecord, putEmailRecord, updateEmailRecord } from './repository';
+
+export type DeliverDeps = OutcomeDeps & Pick<Deps, 'mailer'>;
+
+/** How hard to try the provider when it asks to retry (throttling, its own faults). */
+export interface DeliveryPolicy {
+  /** Provider calls per email at most. */
+  readonly attempts: number;
+  /**
+   * Epoch ms (of `deps.clock`) after which no retry starts: a request's time budget. A background
+   * job with its own retries may leave it out. @default none
+   */
+  readonly retryDeadline?: number;
+  /** The first backoff, doubled per attempt and jittered (0.5x to 1.5x). @default 200 */
+  readonly backoffMs?: number;
+}
+
+/**
+ * Writes the record, calls the provider and settles the email: `sent` (record SENT, `email.sent`)
+ * or `failed` (record FAILED, `email.failed`) once the provider refuses or the policy's retries
+ * are spent. Errors of the store propagate: the email's state is then what its record says.
+ */
+export async function deliverEmail(
+  deps: DeliverDeps,
+  composed: ComposedEmail,
+  policy: DeliveryPolicy,
+): Promise<SentEmail> {
+  const { record, ids } = composed;
+  const entry = { contact: composed.contact, email: record.id };
+  await putEmailRecord(deps, record);
+  let messageId: string;
+  try {
+    ({ messageId } = await sendWithRetry(deps, policy, {
+      from: record.from,
+      to: [record.to],
+      raw: composed.raw,
+      tags: { projectId: record.projectId, emailId: record.id },
+    }));
+  } catch (error) {
+    const failure = {
+      reason: sendFailureReason(error),
+      message: (error as Error).message,
+      eventId: ids.failedEvent,
+    };
+    return recordFailure(deps, record, failure, entry, true);
+  }
+  const sentAt = deps.clock.now().toISOString();
+  await updateEmailRecord(deps, record.projectId, record.id, {
+    status: 'SENT',
+    messageId,
+    sentAt,
+    updatedAt: sentAt,
+  });
+  await emit(
+    deps,
+    sentEvent(record, ids.sentEvent, { messageId, at: sentAt, contactEmail: composed.contact.email }),
+  );
+  return { ...entry, status: 'sent' };
+}
+
+/**
+ * The outcome an earlier attempt with these ids settled; undefined when the email must be
+ * (re)sent: no record (never reached), or FAILED (tried again). SENT answers `sent` (and emits
+ * `email.sent` if that attempt stopped before it did), SKIPPED answers `skipped`, and SENDING
+ * (stopped during the provider call, which may have gone out) answers `unknown`, never resent.
+ */
+export async function resumeEmail(
+  deps: OutcomeDeps,
+  projectId: string,
+  ids: EmailIds,
+): Promise<SentEmail | undefined> {
+  const record = await getEmailRecord(deps, projectId, ids.email);
+  if (!record || record.status === 'FAILED') return undefined;
+  const entry = { contact: { id: record.contactId, email: record.to }, email: record.id };
+  switch (record.status) {
+    case 'SENT':
+      // The same event (id and time) as the attempt's own: stored once, dispatched once.
+      await emit(
+        deps,
+        sentEvent(record, ids.sentEvent, {
+          messageId: record.messageId,
+          at: record.sentAt ?? record.updatedAt,
+          contactEmail: record.to,
+        }),
+        { replay: true },
+      );
+      return { ...entry, status: 'sent' };
+    case 'SKIPPED':
+      return { ...entry, status: 'skipped', reason: record.reason ?? 'unsubscribed' };
+    case 'SENDING':
+      return {
+        ...entry,
+        status: 'unknown',
+        reason: 'OUTCOME_UNKNOWN',
+        error: 'An earlier attempt stopped while this message was being handed to the provider',
+      };
+  }
+}
+
+/** Calls the provider, retrying with jittered exponential backoff while it asks to retry. */
+async function sendWithRetry(deps: DeliverDeps, policy: DeliveryPolicy, email: RawEmail) {
+  const backoffMs = policy.backoffMs ?? 200;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.mailer.sendRaw(email);
+    } catch (error) {
+      if (!(error instanceof RetryableSendError) || attempt >= policy.attempts) throw error;
+      const delay = backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random());
+      if (policy.retryDeadline !== undefined && deps.clock.now().getTime() + delay > policy.retryDeadline)
+        throw error;
+      await sleep(delay);
+    }
+  }
+}
+
+function sendFailureReason(error: unknown): string {
+  if (error instanceof RetryableSendError || error instanceof PermanentSendError) return error.reason;
+  return 'SEND_ERROR';
+}
