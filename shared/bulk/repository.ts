@@ -7,13 +7,13 @@
  * update. A chunk that runs again after a crash reuses the saved plan, so an id the first run
  * deleted (and the purge removed) still counts as a success, not as unknown.
  */
-import { failJobItem } from '../jobs/status';
+import { failJobItem, type JobStatus } from '../jobs/status';
 import type { Deps } from '../ports';
 import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
 import type { BulkType } from './schemas';
 
-export type BulkStatus = 'queued' | 'processing' | 'completed' | 'failed';
+export type BulkStatus = JobStatus;
 
 export interface BulkFailure {
   readonly contactId: string;
@@ -164,9 +164,9 @@ export async function commitBulkChunk(
   });
 }
 
-/** (`db` and `tableName` because `failJobItem`, shared/jobs/status.ts, still asks for them.) */
+/** Ends a job that cannot go on; a job that already ended keeps its end. */
 export async function failBulkJob(
-  deps: Pick<Deps, 'db' | 'tableName'>,
+  deps: StoreDeps,
   job: Pick<BulkJob, 'projectId' | 'jobId'>,
   error: { code: string; message: string },
   at: string,

@@ -8,7 +8,8 @@ import * as z from 'zod';
 import { mapLimit, readContactRecords } from '../contacts/batch';
 import { deleteContact, findContact, patchContact } from '../contacts/service';
 import { AppError } from '../errors';
-import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
+import { type Chunk, type ChunkOptions, chunkedJob, MOVED_ON } from '../jobs/chunked';
+import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import {
   type BulkFailure,
@@ -30,11 +31,11 @@ export const bulkJobMessage = defineJobMessage({
   schema: z.object({ type: z.literal(BULK_JOB), projectId: z.string().min(1), jobId: z.string().min(1) }),
 });
 
-export interface BulkWorkerOptions {
+type BulkMessage = z.infer<typeof bulkJobMessage.schema>;
+
+export interface BulkWorkerOptions extends ChunkOptions {
   /** Ids per chunk (one plan and one commit each). @default 100 */
   readonly chunkSize?: number;
-  /** Work per message before a continuation takes over. @default 20000 */
-  readonly budgetMs?: number;
   /** Contacts changed in parallel. @default 10 */
   readonly concurrency?: number;
 }
@@ -57,84 +58,84 @@ export async function startBulk(
   return { jobId: job.jobId, status: job.status };
 }
 
+/** A chunk of ids, with the results its checkpoint commits. */
+interface BulkChunk extends Chunk<BulkJob> {
+  readonly from: number;
+  readonly succeeded: number;
+  readonly failures: readonly BulkFailure[];
+}
+
 /**
- * Runs (or resumes, from the job's checkpoint) one bulk job for one message. On the message's
- * last attempt (`attempt`, the worker's `meta`) a failure also fails the job.
+ * The bulk job as a chunked job (shared/jobs/chunked.ts), resumed from the job's checkpoint. A
+ * chunk runs in two recorded steps (repository.ts): its plan, then its results with the
+ * checkpoint.
  */
-export async function runBulk(
-  deps: Deps,
-  projectId: string,
-  jobId: string,
-  options: BulkWorkerOptions = {},
-  attempt: Pick<JobMeta, 'lastAttempt'> = { lastAttempt: false },
-): Promise<void> {
-  const started = performance.now();
-  const found0 = await getBulkJob(deps, projectId, jobId);
-  if (!found0 || found0.status === 'completed' || found0.status === 'failed') return;
-  let job: BulkJob = found0;
-  try {
-    if (job.status === 'queued') {
-      if (!(await startBulkJob(deps, job))) return;
-      job = { ...job, status: 'processing' };
-    }
-    const size = options.chunkSize ?? 100;
-    for (;;) {
-      const from: number = job.processed;
-      const ids: string[] = job.contactIds.slice(from, from + size);
+export function bulkChunks(options: BulkWorkerOptions = {}) {
+  const size = options.chunkSize ?? 100;
+  return chunkedJob(bulkJobMessage, {
+    budget: options,
+    async load(deps: Deps, m: BulkMessage): Promise<BulkJob | undefined> {
+      const job = await getBulkJob(deps, m.projectId, m.jobId);
+      return job && (job.status === 'queued' || job.status === 'processing') ? job : undefined;
+    },
+    async start(deps, job): Promise<BulkJob | undefined> {
+      if (job.status !== 'queued') return job;
+      return (await startBulkJob(deps, job)) ? { ...job, status: 'processing' } : undefined;
+    },
+    async process(deps, job): Promise<BulkChunk | typeof MOVED_ON> {
+      const from = job.processed;
+      const ids = job.contactIds.slice(from, from + size);
       let found: ReadonlySet<string>;
       if (job.plan && job.plan.from === from) {
         found = new Set(job.plan.found);
       } else {
-        const live = await readContactRecords(deps, projectId, ids);
+        const live = await readContactRecords(deps, job.projectId, ids);
         const plan = ids.filter((id) => live.get(id) && !live.get(id)!.deletedAt);
-        if (!(await saveBulkPlan(deps, job, from, plan))) {
+        if (await saveBulkPlan(deps, job, from, plan)) {
+          found = new Set(plan);
+        } else {
           // Another runner saved this chunk's plan or moved on: follow the job, not this message.
-          const latest = await getBulkJob(deps, projectId, jobId);
+          const latest = await getBulkJob(deps, job.projectId, job.jobId);
           if (latest?.status !== 'processing' || latest.processed !== from || latest.plan?.from !== from)
-            return;
-          job = latest;
-          continue;
+            return MOVED_ON;
+          found = new Set(latest.plan.found);
         }
-        found = new Set(plan);
       }
       const outcomes = await mapLimit(ids, options.concurrency ?? 10, (id) =>
-        found.has(id) ? apply(deps, projectId, job.type, id) : Promise.resolve<Outcome>('not_found'),
+        found.has(id) ? apply(deps, job.projectId, job.type, id) : Promise.resolve<Outcome>('not_found'),
       );
       const failures: BulkFailure[] = [];
       ids.forEach((contactId, i) => {
         if (outcomes[i] !== 'ok') failures.push({ contactId, reason: outcomes[i]! });
       });
-      const next: number = from + ids.length;
-      const done = next >= job.contactIds.length;
-      const committed = await commitBulkChunk(deps, job, {
+      const next = from + ids.length;
+      return {
+        next: { ...job, processed: next, plan: undefined },
+        items: ids.length,
+        done: next >= job.contactIds.length,
         from,
-        next,
         succeeded: ids.length - failures.length,
         failures,
-        done,
+      };
+    },
+    checkpoint: (deps, job, chunk) =>
+      commitBulkChunk(deps, job, {
+        from: chunk.from,
+        next: chunk.next.processed,
+        succeeded: chunk.succeeded,
+        failures: chunk.failures,
+        done: chunk.done,
         at: deps.clock.now().toISOString(),
-      });
-      if (!committed || done) return;
-      job = { ...job, processed: next, plan: undefined };
-      if (performance.now() - started > (options.budgetMs ?? 20_000)) {
-        await enqueue(deps, bulkJobMessage, { projectId, jobId });
-        return;
-      }
-    }
-  } catch (error) {
-    if (attempt.lastAttempt) {
-      await failBulkJob(
-        deps,
-        job,
-        {
-          code: 'INTERNAL_ERROR',
-          message: 'The job stopped after repeated failures; ids counted so far were applied',
-        },
-        deps.clock.now().toISOString(),
-      );
-    }
-    throw error;
-  }
+      }),
+    continuation: (m) => ({ projectId: m.projectId, jobId: m.jobId }),
+    failure: {
+      record: (deps, job, failure) => failBulkJob(deps, job, failure, deps.clock.now().toISOString()),
+      lastAttempt: {
+        code: 'INTERNAL_ERROR',
+        message: 'The job stopped after repeated failures; ids counted so far were applied',
+      },
+    },
+  });
 }
 
 type Outcome = 'ok' | 'not_found';

@@ -5,13 +5,24 @@
  * Coverage and values read the project's contacts through the contacts index (a Query, never a
  * Scan); their cost grows with the project, so they belong to dashboard use, not hot paths.
  */
+import * as z from 'zod';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { badRequest, notFound, validationError } from '../errors';
+import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
+import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
 import { type ContactData, dataPathIssues, type FieldType, getPath, leafPaths, removePath } from './data';
 import { forgetFieldTypes } from './field-types';
-import { allContacts, deleteFieldType, getContactRecord, listFieldTypes, replaceContact } from './repository';
+import {
+  allContacts,
+  type ContactRecord,
+  deleteFieldType,
+  getContactRecord,
+  listContactPage,
+  listFieldTypes,
+  replaceContact,
+} from './repository';
 
 type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue'>;
 
@@ -160,34 +171,66 @@ export async function deleteField(
   if ('standard' in name) throw badRequest(`${name.standard} is a standard field and cannot be deleted`);
   const types = await requireCustomField(deps, projectId, name.custom);
   // Queue first: if we crash after it, the strip still runs; the type records are removed below.
-  await deps.queue.send('jobs', { type: 'field.strip', projectId, path: name.custom });
+  await enqueue(deps, stripFieldJobMessage, { projectId, path: name.custom });
   for (const t of types) await deleteFieldType(deps, projectId, t.path);
   forgetFieldTypes(deps, projectId, name.custom);
   return { field: `data.${name.custom}`, deleted: true };
 }
 
-/** Maintenance job: removes a data path from every contact that has it. Idempotent. */
-export async function stripField(deps: FieldDeps, projectId: string, path: string): Promise<number> {
-  let changed = 0;
-  for await (const contact of allContacts(deps, projectId)) {
-    let current = contact;
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const data = structuredClone(current.data) as ContactData;
-      if (!removePath(data, path)) break;
-      const next = {
-        ...current,
-        data,
-        version: current.version + 1,
-        updatedAt: deps.clock.now().toISOString(),
-      };
-      if (await replaceContact(deps, projectId, next, current.version)) {
-        changed++;
-        break;
-      }
-      const fresh = await getContactRecord(deps, projectId, current.id);
-      if (!fresh || fresh.deletedAt) break;
-      current = fresh;
-    }
+export const STRIP_FIELD_JOB = 'field.strip';
+
+/** The strip's message (enqueued by `deleteField`, run by `jobs.ts`); continuations carry a cursor. */
+export const stripFieldJobMessage = defineJobMessage({
+  type: STRIP_FIELD_JOB,
+  schema: z.object({
+    type: z.literal(STRIP_FIELD_JOB),
+    projectId: z.string().min(1),
+    path: z.string().min(1),
+    /** Where the previous message stopped in the project's contacts (oldest first). */
+    cursor: z.string().min(1).optional(),
+  }),
+});
+
+type StripMessage = z.infer<typeof stripFieldJobMessage.schema>;
+
+/**
+ * Maintenance job: removes a data path from every contact that has it, as a chunked job
+ * (shared/jobs/chunked.ts): a page of the project's contacts a chunk (`chunkSize`, 100 by
+ * default), oldest first, the position carried by the continuation message. Idempotent: a
+ * contact stripped already is left as it is.
+ */
+export function stripChunks(options: ChunkOptions = {}) {
+  return chunkedJob(stripFieldJobMessage, {
+    budget: options,
+    ...cursorInMessage<StripMessage, z.input<typeof stripFieldJobMessage.schema>>(),
+    async process(deps: FieldDeps, { cursor }: MessageCursor, m: StripMessage) {
+      const page = await listContactPage(deps, m.projectId, {
+        order: 'createdAt',
+        dir: 'asc',
+        limit: options.chunkSize ?? 100,
+        cursor,
+      });
+      for (const contact of page.records) await stripContact(deps, m.projectId, contact, m.path);
+      return { next: { cursor: page.cursor || undefined }, items: page.records.length, done: !page.hasMore };
+    },
+  });
+}
+
+/** Removes `path` from one contact's data, re-reading it when a concurrent write came first. */
+async function stripContact(deps: FieldDeps, projectId: string, contact: ContactRecord, path: string) {
+  let current = contact;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const data = structuredClone(current.data) as ContactData;
+    if (!removePath(data, path)) return;
+    const next = {
+      ...current,
+      data,
+      version: current.version + 1,
+      updatedAt: deps.clock.now().toISOString(),
+    };
+    if (await replaceContact(deps, projectId, next, current.version)) return;
+    const fresh = await getContactRecord(deps, projectId, current.id);
+    if (!fresh || fresh.deletedAt) return;
+    current = fresh;
   }
-  return changed;
 }

@@ -1,37 +1,26 @@
 /**
- * Background jobs of the contacts domain. Both are idempotent. The contacts service and
- * `fields.ts` enqueue them from here; the runs below reach `purge.ts` and `fields.ts` only when
- * called, so `fields.ts` importing this module back is safe.
+ * Background jobs of the contacts domain: purging a deleted contact and stripping a deleted field,
+ * both chunked jobs (shared/jobs/chunked.ts) and idempotent. Their messages are declared with
+ * their runs (`purge.ts`, `fields.ts`), which the contacts service and `deleteField` enqueue.
  */
-import * as z from 'zod';
-import { defineJob } from '../jobs/registry';
-import { stripField } from './fields';
-import { purgeContact } from './purge';
+import { type ChunkOptions, defineChunkedJob } from '../jobs/chunked';
+import { stripChunks } from './fields';
+import { purgeChunks } from './purge';
 
-/** Removes a tombstoned contact with its events and email claim. */
-export const purgeContactJob = defineJob({
-  type: 'contact.purge',
-  schema: z.object({
-    type: z.literal('contact.purge'),
-    projectId: z.string().min(1),
-    contactId: z.string().min(1),
-  }),
-  run: async (deps, m) => {
-    await purgeContact(deps, m.projectId, m.contactId);
-  },
-});
+export interface ContactJobsOptions {
+  readonly purge?: ChunkOptions;
+  readonly strip?: ChunkOptions;
+}
 
-/** Strips a deleted custom field's value from every contact of the project. */
-export const stripFieldJob = defineJob({
-  type: 'field.strip',
-  schema: z.object({
-    type: z.literal('field.strip'),
-    projectId: z.string().min(1),
-    path: z.string().min(1),
-  }),
-  run: async (deps, m) => {
-    await stripField(deps, m.projectId, m.path);
-  },
-});
+/** The contacts domain's jobs; tests pass smaller chunks and budgets. */
+export function contactJobs(options: ContactJobsOptions = {}) {
+  return [
+    /** Removes a tombstoned contact with its events and email claim, a page of items a chunk. */
+    defineChunkedJob(purgeChunks(options.purge)),
+    /** Strips a deleted custom field's value from every contact of the project, a page a chunk. */
+    defineChunkedJob(stripChunks(options.strip)),
+  ] as const;
+}
 
-export const jobs = [purgeContactJob, stripFieldJob];
+export const jobs = contactJobs();
+export const [purgeContactJob, stripFieldJob] = jobs;

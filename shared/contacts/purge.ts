@@ -1,43 +1,80 @@
 /**
- * Maintenance job: removes a deleted contact and everything keyed to it. Order matters for crash
- * safety: events first, then the email claim, then the tombstone itself, so a purge that dies
- * midway is redone by the redelivered message (the tombstone still says what to do).
+ * Maintenance job: removes a deleted contact and everything keyed to it, as a chunked job
+ * (shared/jobs/chunked.ts), a page of its partition a chunk, so a contact with any number of
+ * events is purged in bounded messages. Order matters for crash safety: the partition's items
+ * (events, through the events module, so the project's event counters drop with them) first,
+ * then the email claim, then the tombstone itself, so a purge that dies midway is redone by the
+ * redelivered message (the tombstone still says what to do).
+ *
+ * Each chunk reads the partition from its start: what earlier chunks deleted is gone from a
+ * consistent read, so the position needs no cursor, and purges of one contact that run at once
+ * (a delete retried, a claim released) only repeat each other's deletes.
  */
-
+import * as z from 'zod';
 import { deleteEvents } from '../events/repository';
-import type { Deps } from '../ports';
-import { batchDelete, queryAll } from '../store/dynamo';
+import { type ChunkOptions, chunkedJob } from '../jobs/chunked';
+import { defineJobMessage } from '../jobs/registry';
+import { type Key, type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
-import { deleteClaimIf, deleteContactItem, getContactRecord } from './repository';
+import { type ContactRecord, deleteClaimIf, deleteContactItem, getContactRecord } from './repository';
 
-type PurgeDeps = Pick<Deps, 'db' | 'tableName'>;
+export const PURGE_CONTACT_JOB = 'contact.purge';
 
-export async function purgeContact(
-  deps: PurgeDeps,
-  projectId: string,
-  contactId: string,
-): Promise<'purged' | 'alive'> {
-  const record = await getContactRecord(deps, projectId, contactId);
-  if (record && !record.deletedAt) return 'alive';
-  const contactKey = keys.contact(projectId, contactId);
-  const events: { pk: string; sk: string }[] = [];
-  const others: { pk: string; sk: string }[] = [];
-  for await (const item of queryAll(deps.db, {
-    TableName: deps.tableName,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.contactPartition(projectId, contactId) },
-    ProjectionExpression: 'pk, sk',
-  })) {
-    const key = { pk: String(item.pk), sk: String(item.sk) };
-    if (key.sk === contactKey.sk) continue;
-    (key.sk.startsWith('EV#') ? events : others).push(key);
-  }
-  // Events through the events module, so the project's event counters drop with them.
-  await deleteEvents(deps, projectId, events);
-  await batchDelete(deps.db, deps.tableName, others);
-  if (record) {
-    await deleteClaimIf(deps, projectId, record.emailLower, contactId);
-    await deleteContactItem(deps, projectId, contactId);
-  }
-  return 'purged';
+/** The purge's message (enqueued by the contacts service, run by `jobs.ts`): which contact. */
+export const purgeContactJobMessage = defineJobMessage({
+  type: PURGE_CONTACT_JOB,
+  schema: z.object({
+    type: z.literal(PURGE_CONTACT_JOB),
+    projectId: z.string().min(1),
+    contactId: z.string().min(1),
+  }),
+});
+
+type PurgeMessage = z.infer<typeof purgeContactJobMessage.schema>;
+
+/** What is purged: the contact's tombstone, or nothing when the contact item is gone already. */
+interface Purge {
+  readonly record: ContactRecord | undefined;
+}
+
+/**
+ * The purge as a chunked job (`chunkSize`: items of the contact's partition read and deleted a
+ * chunk, 100 by default); a contact that is not deleted is left alone.
+ */
+export function purgeChunks(options: ChunkOptions = {}) {
+  return chunkedJob(purgeContactJobMessage, {
+    budget: options,
+    async load(deps: StoreDeps, m: PurgeMessage): Promise<Purge | undefined> {
+      const record = await getContactRecord(deps, m.projectId, m.contactId);
+      return record && !record.deletedAt ? undefined : { record };
+    },
+    async process(deps, purge, m) {
+      const store = storeOf(deps);
+      const contactKey = keys.contact(m.projectId, m.contactId);
+      const page = await store.page(
+        {
+          partition: keys.contactPartition(m.projectId, m.contactId),
+          attributes: ['pk', 'sk'],
+          consistent: true,
+        },
+        { limit: options.chunkSize ?? 100 },
+      );
+      const events: Key[] = [];
+      const others: Key[] = [];
+      for (const item of page.items) {
+        const key = { pk: String(item.pk), sk: String(item.sk) };
+        if (key.sk === contactKey.sk) continue;
+        (key.sk.startsWith(keys.contactEventPrefix) ? events : others).push(key);
+      }
+      await deleteEvents(deps, m.projectId, events);
+      await store.batchDelete(others);
+      return { next: purge, items: page.items.length, done: !page.hasMore };
+    },
+    async finish(deps, { record }, m) {
+      if (!record) return;
+      await deleteClaimIf(deps, m.projectId, record.emailLower, m.contactId);
+      await deleteContactItem(deps, m.projectId, m.contactId);
+    },
+    continuation: (m) => ({ projectId: m.projectId, contactId: m.contactId }),
+  });
 }

@@ -51,13 +51,59 @@ export function answersMatch(
 }
 
 /**
+ * The error codes of a DNS query that failed (node:dns's, which the DNS port passes on): a
+ * timeout, a refusing or failing server, an unreadable answer, a name no query can take.
+ */
+const DNS_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'ENODATA',
+  'EFORMERR',
+  'ESERVFAIL',
+  'ENOTFOUND',
+  'ENOTIMP',
+  'EREFUSED',
+  'EBADQUERY',
+  'EBADNAME',
+  'EBADFAMILY',
+  'EBADRESP',
+  'ECONNREFUSED',
+  'ETIMEOUT',
+  'EOF',
+  'EFILE',
+  'ENOMEM',
+  'EDESTRUCTION',
+  'EBADSTR',
+  'EBADFLAGS',
+  'ENONAME',
+  'EBADHINTS',
+  'ENOTINITIALIZED',
+  'ECANCELLED',
+]);
+
+/** Whether `error` is a DNS query's failure rather than anything else (a bug, a bad zone file). */
+export function isDnsFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && DNS_FAILURE_CODES.has(code);
+}
+
+/**
  * The record's answers from DNS. A lookup that fails (timeout, server failure) counts as no
- * answer: the record reads as not published yet and the next check asks again.
+ * answer, and is logged: the record reads as not published yet and the next check asks again.
+ * Any other error is not DNS's answer, and propagates.
  */
 export async function lookUp(dns: DnsPort, record: Pick<DnsRecord, 'type' | 'name'>): Promise<string[]> {
   try {
     return await dns.resolve(record.name, record.type as DnsRecordType);
-  } catch {
+  } catch (error) {
+    if (!isDnsFailure(error)) throw error;
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'DNS lookup failed; the record counts as not published',
+        name: record.name,
+        type: record.type,
+        code: (error as { code: string }).code,
+      }),
+    );
     return [];
   }
 }

@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { findContact } from '../contacts/service';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { notFound, validationError } from '../errors';
+import { chunkedJob, cursorInMessage, type MessageCursor, runChunked } from '../jobs/chunked';
 import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
@@ -247,33 +248,32 @@ export const DELETE_BATCH_PER_MESSAGE = 1000;
 const DELETE_PAGE = 100;
 
 /**
- * The deletion job: deletes events of the name up to `before`, at most a bounded number per
- * message, then either enqueues a continuation (with the index position) or, when done, sets
- * the name's count to what is left. Safe to run twice: deleting is idempotent and counters are
- * lowered only for events that still existed.
+ * The deletion job, as a chunked job (shared/jobs/chunked.ts): deletes events of the name up to
+ * `before`, a page a chunk and at most `DELETE_BATCH_PER_MESSAGE` a message; the continuation
+ * message carries the index position. When done, sets the name's count to what is left. Safe to
+ * run twice: deleting is idempotent and counters are lowered only for events that still existed.
  */
-export async function runEventDeletion(
-  deps: EventDeps,
-  m: DeleteEventsMessage,
-  options: { perMessage?: number } = {},
-): Promise<'continued' | 'done'> {
-  const perMessage = options.perMessage ?? DELETE_BATCH_PER_MESSAGE;
-  let cursor = m.cursor;
-  let processed = 0;
-  do {
+export const eventDeletionChunks = chunkedJob(deleteEventsJobMessage, {
+  budget: { maxItems: DELETE_BATCH_PER_MESSAGE },
+  ...cursorInMessage<DeleteEventsMessage, DeleteEventsMessage>(),
+  async process(deps: EventDeps, { cursor }: MessageCursor, m: DeleteEventsMessage) {
     const page = await eventKeysNamed(deps, m.projectId, m.name, {
       before: m.before,
       limit: DELETE_PAGE,
       cursor,
     });
     await deleteEvents(deps, m.projectId, page.keys);
-    processed += page.keys.length;
-    cursor = page.cursor;
-    if (cursor && processed >= perMessage) {
-      await enqueue(deps, deleteEventsJobMessage, { ...m, cursor });
-      return 'continued';
-    }
-  } while (cursor);
-  await reconcileNameCount(deps, m.projectId, m.name);
-  return 'done';
+    return { next: { cursor: page.cursor || undefined }, items: page.keys.length, done: !page.cursor };
+  },
+  finish: (deps: EventDeps, _state, m) => reconcileNameCount(deps, m.projectId, m.name),
+});
+
+/** Runs one message of the deletion job; `perMessage` overrides how many events it deletes at most. */
+export async function runEventDeletion(
+  deps: EventDeps,
+  m: DeleteEventsMessage,
+  options: { perMessage?: number } = {},
+): Promise<'continued' | 'done'> {
+  const outcome = await runChunked(deps, eventDeletionChunks, m, undefined, { maxItems: options.perMessage });
+  return outcome === 'continued' ? 'continued' : 'done';
 }

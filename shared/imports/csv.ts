@@ -216,7 +216,9 @@ export function hasBom(file: Uint8Array): boolean {
 export function assertUtf8(file: Uint8Array): void {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(file);
-  } catch {
+  } catch (error) {
+    // The decoder's refusal of the bytes; anything else is not about the file.
+    if ((error as { code?: unknown } | null)?.code !== 'ERR_ENCODING_INVALID_ENCODED_DATA') throw error;
     throw new ImportFileError('INVALID_ENCODING', 'The file is not UTF-8 text');
   }
 }

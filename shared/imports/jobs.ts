@@ -3,35 +3,22 @@
  * created" notifications (S3 event messages on the jobs queue) into import jobs.
  */
 import * as z from 'zod';
+import { defineChunkedJob } from '../jobs/chunked';
 import { defineJob, type Normalizer } from '../jobs/registry';
-import { checkUploadDeadline, type IMPORT_DEADLINE_JOB, parseUploadKey } from './upload';
-import { IMPORT_JOB, type ImportWorkerOptions, importJobMessage, runImport } from './worker';
+import { checkUploadDeadline, parseUploadKey, uploadDeadlineJobMessage } from './upload';
+import { IMPORT_JOB, type ImportWorkerOptions, importChunks } from './worker';
 
 /** The import job; tests pass smaller chunks and budgets. */
 export function importJobs(options: ImportWorkerOptions = {}) {
-  return [
-    defineJob({
-      ...importJobMessage,
-      run: (deps, m, meta) => runImport(deps, m.projectId, m.jobId, options, meta),
-    }),
-  ];
+  return [defineChunkedJob(importChunks(options))];
 }
-
-// The literal, not upload.ts's constant: upload.ts may import this module (to schedule the job),
-// so nothing from it is read while this module loads. The type keeps the two equal.
-const deadlineType: typeof IMPORT_DEADLINE_JOB = 'import.deadline';
 
 /**
  * The deadline check of an accepted upload, put on the queue by the one-off schedule the upload
  * authorizer arranges (upload.ts): fails the job if its file never arrived.
  */
 export const uploadDeadlineJob = defineJob({
-  type: deadlineType,
-  schema: z.object({
-    type: z.literal(deadlineType),
-    projectId: z.string().min(1),
-    jobId: z.string().min(1),
-  }),
+  ...uploadDeadlineJobMessage,
   run: (deps, m) => checkUploadDeadline(deps, m.projectId, m.jobId),
 });
 

@@ -6,12 +6,12 @@
  * chunk, so a chunk's counts are added exactly once however often the chunk runs: a second
  * runner of the same chunk finds the checkpoint moved and stops.
  */
-import { failJobItem } from '../jobs/status';
+import { failJobItem, type JobStatus } from '../jobs/status';
 import type { Deps } from '../ports';
 import { type StoreDeps, storeOf } from '../store/store';
 import { keys } from '../table';
 
-export type ImportStatus = 'queued' | 'processing' | 'completed' | 'failed';
+export type ImportStatus = JobStatus;
 
 export interface RowError {
   readonly row: number;
@@ -169,12 +169,9 @@ export async function commitImportChunk(
   });
 }
 
-/**
- * Ends a job that cannot go on; a job that already ended keeps its end. (`db` and `tableName`
- * because `failJobItem`, shared/jobs/status.ts, still asks for them.)
- */
+/** Ends a job that cannot go on; a job that already ended keeps its end. */
 export async function failImportJob(
-  deps: Pick<Deps, 'db' | 'tableName'>,
+  deps: StoreDeps,
   job: Pick<ImportJob, 'projectId' | 'jobId'>,
   error: { code: string; message: string },
   at: string,
@@ -186,19 +183,13 @@ export async function failImportJob(
  * Ends a job that never started (still `queued`) with `error`; false when it had started or
  * ended meanwhile, which the condition leaves untouched.
  */
-export async function failQueuedImportJob(
+export function failQueuedImportJob(
   deps: StoreDeps,
   job: Pick<ImportJob, 'projectId' | 'jobId'>,
   error: { code: string; message: string },
   at: string,
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
-    update: keys.importJob(job.projectId, job.jobId),
-    expression: 'SET #status = :failed, #error = :error, completedAt = :at',
-    if: '#status = :queued',
-    names: { '#status': 'status', '#error': 'error' },
-    values: { ':failed': 'failed', ':error': error, ':at': at, ':queued': 'queued' },
-  });
+  return failJobItem(deps, keys.importJob(job.projectId, job.jobId), error, at, ['queued']);
 }
 
 /** Stores the row errors of the chunk starting at `firstRow`; rewriting the same chunk is harmless. */

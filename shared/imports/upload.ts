@@ -8,10 +8,13 @@
  * starts the import on the jobs queue. The local gateway emulates the same steps with the same
  * authorizer and the same response templates (below), so both answer alike.
  */
+import * as z from 'zod';
 import { AppError } from '../errors';
 import { ApiKeyAuthenticator, type Principal, ProjectDisabledError } from '../http/auth';
 import { consumeRateLimit } from '../http/rate-limit';
+import { defineJobMessage, scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
+import type { StoreDeps } from '../store/store';
 import { isMultipart, MAX_IMPORT_FILE_BYTES } from './multipart';
 import { createImportJob, failQueuedImportJob, getImportJob } from './repository';
 
@@ -115,6 +118,19 @@ export const UNAUTHORIZED = 'Unauthorized';
 export const IMPORT_DEADLINE_JOB = 'import.deadline';
 
 /**
+ * The deadline check's message, declared here with the authorizer that schedules it (jobs.ts binds
+ * it to `checkUploadDeadline`), so that the authorizer's bundle does without the import worker.
+ */
+export const uploadDeadlineJobMessage = defineJobMessage({
+  type: IMPORT_DEADLINE_JOB,
+  schema: z.object({
+    type: z.literal(IMPORT_DEADLINE_JOB),
+    projectId: z.string().min(1),
+    jobId: z.string().min(1),
+  }),
+});
+
+/**
  * How long after the authorizer's answer the body must be stored. API Gateway gives the S3
  * integration 29 seconds at most, so a quarter of an hour leaves a wide margin (EventBridge
  * Scheduler fires within a minute or two of the time).
@@ -202,12 +218,12 @@ export async function authorizeImportUpload(
   // The deadline check first: if it cannot be arranged the authorizer fails (API Gateway answers
   // 500) before any job exists, so no job can be left `queued` with nothing to end it. A check
   // whose job was never created finds nothing and does nothing.
-  await deps.scheduler.scheduleAt({
-    name: uploadDeadlineName(jobId),
-    at: new Date(Date.parse(at) + UPLOAD_DEADLINE_SECONDS * 1000),
-    queue: 'jobs',
-    message: { type: IMPORT_DEADLINE_JOB, projectId, jobId },
-  });
+  await scheduleJob(
+    deps,
+    uploadDeadlineJobMessage,
+    { projectId, jobId },
+    { name: uploadDeadlineName(jobId), at: new Date(Date.parse(at) + UPLOAD_DEADLINE_SECONDS * 1000) },
+  );
   await createImportJob(deps, {
     projectId,
     jobId,
@@ -227,10 +243,10 @@ export async function authorizeImportUpload(
  * `UPLOAD_NOT_RECEIVED`. A job that started (or ended) meanwhile is left alone, and so is a queued
  * job whose body is stored (its "object created" message will start it). The update is
  * conditional on `queued`, so it cannot overwrite a start that races it; and an upload stored
- * after the job failed does not revive it (`runImport` leaves failed jobs as they are).
+ * after the job failed does not revive it (the import job leaves failed jobs as they are).
  */
 export async function checkUploadDeadline(
-  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'blobs'>,
+  deps: StoreDeps & Pick<Deps, 'clock' | 'blobs'>,
   projectId: string,
   jobId: string,
 ): Promise<void> {

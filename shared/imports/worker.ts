@@ -1,19 +1,28 @@
 /**
- * The import job: reads a stored upload and applies it chunk by chunk.
- *
- * One message does a bounded amount of work (chunks of `chunkRows` rows until `budgetMs` has
- * passed), then enqueues a continuation. The job item's checkpoint, not the message, says where
- * to go on, so a redelivered message (a worker that died mid-file) resumes at the first chunk not
- * yet committed: rows written before the crash are written again with the same result, and their
- * counts, which are committed with the checkpoint in one conditional update, are added once.
+ * The import job: reads a stored upload and applies it chunk by chunk, as a chunked job
+ * (shared/jobs/chunked.ts): chunks of `chunkRows` rows until `budgetMs` has passed, then a
+ * continuation message. The job item's checkpoint, not the message, says where to go on, so a
+ * redelivered message (a worker that died mid-file) resumes at the first chunk not yet committed:
+ * rows written before the crash are written again with the same result, and their counts, which
+ * are committed with the checkpoint in one conditional update, are added once.
  */
 
 import * as z from 'zod';
 import { type ImportRow, importContacts } from '../contacts/batch';
 import { parseDataPatch } from '../contacts/data';
-import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
+import { AppError } from '../errors';
+import { type Chunk, type ChunkBudget, chunkedJob } from '../jobs/chunked';
+import { defineJobMessage } from '../jobs/registry';
 import type { Deps } from '../ports';
-import { assertUtf8, ImportFileError, layoutOf, readRecords, readRow } from './csv';
+import {
+  assertUtf8,
+  type CsvLayout,
+  ImportFileError,
+  layoutOf,
+  type RowOutcome,
+  readRecords,
+  readRow,
+} from './csv';
 import { extractFilePart } from './multipart';
 import {
   commitImportChunk,
@@ -37,71 +46,78 @@ export const importJobMessage = defineJobMessage({
   }),
 });
 
-export interface ImportWorkerOptions {
+type ImportMessage = z.infer<typeof importJobMessage.schema>;
+
+export interface ImportWorkerOptions extends ChunkBudget {
   /** Rows per chunk: the unit of work committed with the checkpoint. @default 1000 */
   readonly chunkRows?: number;
-  /** Work per message before a continuation takes over. @default 20000 */
-  readonly budgetMs?: number;
   /** Parallel writes within a chunk. @default 25 */
   readonly concurrency?: number;
 }
 
+/** An import under way: its job as of the last checkpoint, its file and the file's columns. */
+interface ImportRun {
+  readonly job: ImportJob;
+  readonly file: Uint8Array;
+  readonly layout: CsvLayout;
+}
+
+/** A chunk of rows, with the counts its checkpoint adds. */
+interface ImportChunk extends Chunk<ImportRun> {
+  readonly counts: { processed: number; imported: number; updated: number; skipped: number };
+}
+
 /**
- * Runs (or resumes) one import job for one message. On the message's last attempt (`attempt`,
- * the worker's `meta`) a failure also fails the job, since the queue will not deliver it again.
+ * The import as a chunked job. A job that ended is left as it is (a failed one's stored body is
+ * dropped); a file the import cannot use (`ImportFileError`) fails the job with its reason.
  */
-export async function runImport(
-  deps: Deps,
-  projectId: string,
-  jobId: string,
-  options: ImportWorkerOptions = {},
-  attempt: Pick<JobMeta, 'lastAttempt'> = { lastAttempt: false },
-): Promise<void> {
-  const started = performance.now();
-  let job = await getImportJob(deps, projectId, jobId);
-  if (!job) {
-    // An object with no job: not written through the upload route (or long expired).
-    console.warn(
-      JSON.stringify({ level: 'warn', message: 'No import job for the upload', projectId, jobId }),
-    );
-    return;
-  }
-  if (job.status === 'completed') return;
-  if (job.status === 'failed') {
-    // Ended already: a redelivered message, or an upload stored after its deadline check failed
-    // the job (UPLOAD_NOT_RECEIVED). Nothing revives a failed job; its stored body is dropped.
-    await deps.blobs.delete(job.uploadKey);
-    return;
-  }
-  try {
-    const upload = await deps.blobs.get(job.uploadKey);
-    if (!upload)
-      throw new ImportFileError('UPLOAD_MISSING', 'The uploaded file is no longer stored; upload it again');
-    const file = await extractFilePart(upload, job.contentType);
-    if (job.status === 'queued') {
-      assertUtf8(file);
-      const start = await scan(file);
-      if (!(await startImportJob(deps, job, start))) return;
-      job = { ...job, status: 'processing', ...start };
-    }
-    const layout = layoutOf((await headerOf(file)).cells);
-    for (;;) {
-      const chunk = await readChunk(file, job.nextOffset, job.nextRow, options.chunkRows ?? 1000);
+export function importChunks(options: ImportWorkerOptions = {}) {
+  return chunkedJob(importJobMessage, {
+    budget: options,
+    async load(deps: Deps, m: ImportMessage): Promise<ImportJob | undefined> {
+      const job = await getImportJob(deps, m.projectId, m.jobId);
+      if (!job) {
+        // An object with no job: not written through the upload route (or long expired).
+        const { projectId, jobId } = m;
+        console.warn(
+          JSON.stringify({ level: 'warn', message: 'No import job for the upload', projectId, jobId }),
+        );
+        return undefined;
+      }
+      if (job.status === 'completed') return undefined;
+      if (job.status === 'failed') {
+        // Ended already: a redelivered message, or an upload stored after its deadline check failed
+        // the job (UPLOAD_NOT_RECEIVED). Nothing revives a failed job; its stored body is dropped.
+        await deps.blobs.delete(job.uploadKey);
+        return undefined;
+      }
+      return job;
+    },
+    async start(deps, job): Promise<ImportRun | undefined> {
+      const upload = await deps.blobs.get(job.uploadKey);
+      if (!upload)
+        throw new ImportFileError('UPLOAD_MISSING', 'The uploaded file is no longer stored; upload it again');
+      const file = await extractFilePart(upload, job.contentType);
+      let current = job;
+      if (job.status === 'queued') {
+        assertUtf8(file);
+        const start = await scan(file);
+        if (!(await startImportJob(deps, job, start))) return undefined;
+        current = { ...job, status: 'processing', ...start };
+      }
+      return { job: current, file, layout: layoutOf((await headerOf(file)).cells) };
+    },
+    async process(deps, run): Promise<ImportChunk> {
+      const { job } = run;
+      const chunk = await readChunk(run.file, job.nextOffset, job.nextRow, options.chunkRows ?? 1000);
       const errors: RowError[] = [];
       const rows: ImportRow[] = [];
       for (const record of chunk.records) {
-        const outcome = readRow(layout, record.cells, record.row);
-        if (outcome.kind === 'error') {
-          errors.push({ row: outcome.row, email: outcome.email, reason: outcome.reason });
-          continue;
-        }
-        try {
-          rows.push({ row: outcome.row, email: outcome.email, patch: parseDataPatch(outcome.data) });
-        } catch {
-          errors.push({ row: outcome.row, email: outcome.email, reason: 'invalid_data' });
-        }
+        const read = importRowOf(readRow(run.layout, record.cells, record.row));
+        if ('error' in read) errors.push(read.error);
+        else rows.push(read.row);
       }
-      const results = await importContacts(deps, projectId, jobId, rows, {
+      const results = await importContacts(deps, job.projectId, job.jobId, rows, {
         concurrency: options.concurrency,
       });
       let imported = 0;
@@ -115,52 +131,53 @@ export async function runImport(
       errors.sort((a, b) => a.row - b.row);
       // Errors before the checkpoint: rewritten identically if the chunk runs again.
       await putRowErrors(deps, job, job.nextRow, errors);
-      const committed = await commitImportChunk(deps, job, {
-        fromRow: job.nextRow,
-        nextRow: chunk.nextRow,
-        nextOffset: chunk.nextOffset,
-        processed: chunk.records.length,
-        imported,
-        updated,
-        skipped: errors.length,
+      return {
+        next: { ...run, job: { ...job, nextRow: chunk.nextRow, nextOffset: chunk.nextOffset } },
+        items: chunk.records.length,
         done: chunk.eof,
+        counts: { processed: chunk.records.length, imported, updated, skipped: errors.length },
+      };
+    },
+    checkpoint: (deps, run, chunk) =>
+      commitImportChunk(deps, run.job, {
+        fromRow: run.job.nextRow,
+        nextRow: chunk.next.job.nextRow,
+        nextOffset: chunk.next.job.nextOffset,
+        ...chunk.counts,
+        done: chunk.done,
         at: deps.clock.now().toISOString(),
-      });
-      if (!committed) return; // another runner of this job moved on first
-      job = { ...job, nextRow: chunk.nextRow, nextOffset: chunk.nextOffset };
-      if (chunk.eof) {
-        await deps.blobs.delete(job.uploadKey);
-        return;
-      }
-      if (performance.now() - started > (options.budgetMs ?? 20_000)) {
-        await enqueue(deps, importJobMessage, { projectId, jobId });
-        return;
-      }
-    }
+      }),
+    finish: (deps, run) => deps.blobs.delete(run.job.uploadKey),
+    continuation: (m) => ({ projectId: m.projectId, jobId: m.jobId }),
+    failure: {
+      async record(deps, job, failure, cause) {
+        await failImportJob(deps, job, failure, deps.clock.now().toISOString());
+        // A file the import cannot use is dropped with its job. (After repeated failures it stays:
+        // the storage may be what fails, and the error to report is the one that happened.)
+        if (cause === 'fatal') await deps.blobs.delete(job.uploadKey);
+      },
+      fatal: (error) =>
+        error instanceof ImportFileError ? { code: error.code, message: error.message } : undefined,
+      lastAttempt: {
+        code: 'INTERNAL_ERROR',
+        message: 'The import stopped after repeated failures; rows counted so far were applied',
+      },
+    },
+  });
+}
+
+/**
+ * A record's contact row, or its row error: `invalid_data` when its data breaks the data rules
+ * (`parseDataPatch`'s validation error). Any other error is a bug, and fails the chunk.
+ */
+export function importRowOf(outcome: RowOutcome): { row: ImportRow } | { error: RowError } {
+  const { row, email } = outcome;
+  if (outcome.kind === 'error') return { error: { row, email, reason: outcome.reason } };
+  try {
+    return { row: { row, email, patch: parseDataPatch(outcome.data) } };
   } catch (error) {
-    if (error instanceof ImportFileError) {
-      await failImportJob(
-        deps,
-        job,
-        { code: error.code, message: error.message },
-        deps.clock.now().toISOString(),
-      );
-      await deps.blobs.delete(job.uploadKey);
-      return;
-    }
-    if (attempt.lastAttempt) {
-      // The queue will not deliver this again: say so on the job instead of leaving it processing.
-      await failImportJob(
-        deps,
-        job,
-        {
-          code: 'INTERNAL_ERROR',
-          message: 'The import stopped after repeated failures; rows counted so far were applied',
-        },
-        deps.clock.now().toISOString(),
-      );
-    }
-    throw error;
+    if (!(error instanceof AppError && error.code === 'VALIDATION_ERROR')) throw error;
+    return { error: { row, email, reason: 'invalid_data' } };
   }
 }
 
@@ -186,15 +203,20 @@ async function headerOf(file: Uint8Array): Promise<{ cells: string[]; end: numbe
   );
 }
 
-interface Chunk {
+interface RecordChunk {
   readonly records: { readonly row: number; readonly cells: string[] }[];
   readonly nextRow: number;
   readonly nextOffset: number;
   readonly eof: boolean;
 }
 
-async function readChunk(file: Uint8Array, offset: number, firstRow: number, size: number): Promise<Chunk> {
-  const records: Chunk['records'] = [];
+async function readChunk(
+  file: Uint8Array,
+  offset: number,
+  firstRow: number,
+  size: number,
+): Promise<RecordChunk> {
+  const records: RecordChunk['records'] = [];
   let row = firstRow;
   let nextOffset = offset;
   if (offset >= file.byteLength) return { records, nextRow: row, nextOffset, eof: true };

@@ -1,25 +1,27 @@
-/** Job-item state shared by the import and bulk jobs. */
-import type { Deps } from '../ports';
-import { conditionalUpdate } from '../store/dynamo';
+/** Job-item state shared by the jobs that keep one (import, bulk). */
+import { type Key, type StoreDeps, storeOf } from '../store/store';
+import type { JobFailure } from './chunked';
 
-/** Ends a job that cannot go on; a job that already ended keeps its end. */
+/** The states of a job item; `completed` and `failed` are ends. */
+export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
+
+/**
+ * Ends a job that cannot go on with `error`, if it is in one of the states `from` (by default
+ * any state but an end: a job that already ended keeps its end); false when it was not.
+ */
 export async function failJobItem(
-  deps: Pick<Deps, 'db' | 'tableName'>,
-  key: { pk: string; sk: string },
-  error: { code: string; message: string },
+  deps: StoreDeps,
+  key: Key,
+  error: JobFailure,
   at: string,
-): Promise<void> {
-  await conditionalUpdate(deps, {
-    Key: key,
-    UpdateExpression: 'SET #status = :failed, #error = :error, completedAt = :at',
-    ConditionExpression: '#status IN (:queued, :processing)',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: {
-      ':failed': 'failed',
-      ':error': error,
-      ':at': at,
-      ':queued': 'queued',
-      ':processing': 'processing',
-    },
+  from: readonly JobStatus[] = ['queued', 'processing'],
+): Promise<boolean> {
+  const states = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
+  return storeOf(deps).writeIf({
+    update: key,
+    expression: 'SET #status = :failed, #error = :error, completedAt = :at',
+    if: `#status IN (${Object.keys(states).join(', ')})`,
+    names: { '#status': 'status', '#error': 'error' },
+    values: { ':failed': 'failed', ':error': error, ':at': at, ...states },
   });
 }
