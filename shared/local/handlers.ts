@@ -2,11 +2,18 @@
  * Loads the handler of every manifest entry the way the local runtime runs them: each module
  * named in the manifest exports `createHandler(deps)`, imported by path at start, so a new
  * manifest entry needs no change here. Tests replace entries with factories of their own.
+ *
+ * Each factory is given the deps scoped to what its manifest entry declares it `uses`
+ * (`scopeDeps`, shared/http/ports.ts), as the function's role limits it on AWS: a port it does
+ * not declare is refused locally too, whether the module or a test's factory uses it. (The
+ * handler modules scope their deps themselves as well, with `declaredDeps`, so that the same
+ * declaration holds on AWS; scoping twice to one declaration changes nothing.)
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Manifest } from '../manifest';
+import { scopeDeps } from '../http/ports';
+import { type FunctionKind, functionUses, type Manifest } from '../manifest';
 import type { Deps } from '../ports';
 
 /** What a handler module's `createHandler(deps)` returns: a Lambda-style async function. */
@@ -26,6 +33,14 @@ export interface HandlerOverrides {
 
 export type HandlerKind = 'http' | 'queues' | 'schedules' | 'authorizers';
 
+/** Where handlers of each kind of function go. */
+const handlerKind: Readonly<Record<FunctionKind, HandlerKind>> = {
+  http: 'http',
+  queue: 'queues',
+  schedule: 'schedules',
+  authorizer: 'authorizers',
+};
+
 export interface LoadedHandlers {
   readonly http: Record<string, (event: unknown, context: unknown) => Promise<unknown>>;
   readonly queues: Record<string, (event: unknown, context: unknown) => Promise<unknown>>;
@@ -40,7 +55,7 @@ export interface LoadedHandlers {
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function loadHandlers(
-  manifest: Pick<Manifest, 'routeGroups' | 'queues' | 'schedules' | 'directUploads'>,
+  manifest: Manifest,
   deps: Deps,
   options: { overrides?: HandlerOverrides; allowMissing?: boolean; root?: string } = {},
 ): Promise<LoadedHandlers> {
@@ -48,17 +63,8 @@ export async function loadHandlers(
   const loaded: LoadedHandlers = { http: {}, queues: {}, schedules: {}, authorizers: {}, missing: [] };
   const missing: { kind: HandlerKind; name: string; path: string }[] = [];
   const problems: string[] = [];
-  const entries: { kind: HandlerKind; name: string; path: string }[] = [
-    ...manifest.routeGroups.map((g) => ({ kind: 'http' as const, name: g.name, path: g.handler })),
-    ...manifest.queues.map((q) => ({ kind: 'queues' as const, name: q.name, path: q.handler })),
-    ...manifest.schedules.map((s) => ({ kind: 'schedules' as const, name: s.name, path: s.handler })),
-    ...(manifest.directUploads ?? []).map((u) => ({
-      kind: 'authorizers' as const,
-      name: u.name,
-      path: u.authorizer,
-    })),
-  ];
-  for (const entry of entries) {
+  for (const fn of functionUses(manifest)) {
+    const entry = { kind: handlerKind[fn.kind], name: fn.name, path: fn.handler };
     let factory = options.overrides?.[entry.kind]?.[entry.name];
     if (!factory) {
       const file = resolve(root, entry.path);
@@ -73,7 +79,7 @@ export async function loadHandlers(
         continue;
       }
     }
-    const handler = factory(deps);
+    const handler = factory(scopeDeps(deps, fn.uses, `${fn.kind} function ${fn.name}`));
     if (typeof handler !== 'function') {
       problems.push(`${entry.path}: createHandler(deps) returned ${typeof handler}, not a function`);
       continue;

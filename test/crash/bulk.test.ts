@@ -4,15 +4,10 @@
  * unsubscribed.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type CrashRuntime,
-  type Json,
-  jobsQueueIdle,
-  multipart,
-  pollUntil,
-  queueState,
-  useCrashHarness,
-} from './harness';
+import type { Json } from '../integration/helpers/api';
+import { upload } from '../integration/helpers/imports';
+import { pollUntil } from '../integration/helpers/wait';
+import { type CrashRuntime, jobsQueueIdle, queueState, useCrashHarness } from './harness';
 
 const crash = useCrashHarness();
 
@@ -50,11 +45,7 @@ describe('bulk job killed mid-job', () => {
 
     // 1,000 subscribed contacts, by import (the fastest way in).
     const csv = `email,n\n${Array.from({ length: N }, (_, i) => `${email(i)},${i}`).join('\n')}\n`;
-    const { body, contentType } = await multipart(csv);
-    const up = await first.api('POST', '/contacts/import', {
-      raw: body,
-      headers: { 'content-type': contentType },
-    });
+    const up = await upload(first, csv);
     expect(up.status, up.text).toBe(202);
     let last: Json;
     const imported = await pollUntil(

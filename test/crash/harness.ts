@@ -20,9 +20,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the tests' own assertions
-export type Json = any;
+import { type ApiOptions, type ApiResponse, callApi, type Json } from '../integration/helpers/api';
+import { pollUntil } from '../integration/helpers/wait';
 
 export const SECRET_KEY = 'sk_crash_tier_secret_key_0123456789abcdef';
 export const PUBLIC_KEY = 'pk_crash_tier_public_key_0123456789abcdef';
@@ -31,26 +30,8 @@ const ENTRY = resolve(import.meta.dirname, 'runtime-entry.ts');
 const ROOT = resolve(import.meta.dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 10_000;
+/** Every request is bounded in time unless a test says otherwise (`timeoutMs`). */
 const REQUEST_TIMEOUT_MS = 30_000;
-
-export interface ApiOptions {
-  /** JSON-encoded with content-type application/json. */
-  readonly body?: unknown;
-  /** Sent as is; set the content-type header yourself. */
-  readonly raw?: string | Uint8Array;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
-  /** Raw API key; null sends none. @default the secret key */
-  readonly key?: string | null;
-  /** @default 30 s */
-  readonly timeoutMs?: number;
-}
-
-export interface ApiResponse {
-  readonly status: number;
-  readonly body: Json;
-  readonly text: string;
-}
 
 export interface StartOptions {
   /** Provider latency per mail (see runtime-entry.ts). */
@@ -227,7 +208,8 @@ class Child {
       projectId: info.projectId,
       secretKey: info.secretKey,
       publicKey: info.publicKey,
-      api: (method, path, options = {}) => request(info.url, info.secretKey, method, path, options),
+      api: (method, path, options = {}) =>
+        callApi(info, method, path, { ...options, timeoutMs: options.timeoutMs ?? REQUEST_TIMEOUT_MS }),
       kill: () => this.kill(),
       get exited() {
         return self.exited;
@@ -238,71 +220,6 @@ class Child {
 }
 
 const tail = (text: string) => (text.length > 20_000 ? text.slice(-20_000) : text);
-
-async function request(
-  base: string,
-  secretKey: string,
-  method: string,
-  path: string,
-  options: ApiOptions,
-): Promise<ApiResponse> {
-  const headers = new Headers(options.headers);
-  const key = options.key === undefined ? secretKey : options.key;
-  if (key !== null) headers.set('authorization', `Bearer ${key}`);
-  let body: string | Uint8Array | undefined;
-  if (options.raw !== undefined) body = options.raw;
-  else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers.set('content-type', 'application/json');
-  }
-  const url = new URL(path, base);
-  for (const [name, value] of Object.entries(options.query ?? {}))
-    if (value !== undefined) url.searchParams.append(name, String(value));
-  const res = await fetch(url, {
-    method,
-    headers,
-    body,
-    signal: AbortSignal.timeout(options.timeoutMs ?? REQUEST_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  let parsed: Json;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, body: parsed, text };
-}
-
-/** A multipart/form-data body with `csv` in the part `file`, as curl -F sends it. */
-export async function multipart(csv: string): Promise<{ body: Uint8Array; contentType: string }> {
-  const form = new FormData();
-  form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
-  const req = new Request('http://127.0.0.1/', { method: 'POST', body: form });
-  return { body: new Uint8Array(await req.arrayBuffer()), contentType: req.headers.get('content-type')! };
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * Calls `probe` every `intervalMs` until it returns something other than undefined; fails after
- * `timeoutMs` or `maxTries` probes, with the last value seen.
- */
-export async function pollUntil<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  options: { intervalMs?: number; timeoutMs?: number; maxTries?: number; last?: () => unknown } = {},
-): Promise<T> {
-  const interval = options.intervalMs ?? 50;
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  const maxTries = options.maxTries ?? 10_000;
-  for (let i = 0; i < maxTries && Date.now() < deadline; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await sleep(interval);
-  }
-  throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(options.last?.())}`);
-}
 
 /** GET /_local/queues: jobs-queue stats and every dead letter. */
 export async function queueState(rt: CrashRuntime): Promise<{ jobs: Json; deadLetters: Json[] }> {

@@ -4,15 +4,10 @@
  * counts and contacts of an uninterrupted run (every row once, no email twice).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type CrashRuntime,
-  type Json,
-  jobsQueueIdle,
-  multipart,
-  pollUntil,
-  queueState,
-  useCrashHarness,
-} from './harness';
+import type { Json } from '../integration/helpers/api';
+import { upload } from '../integration/helpers/imports';
+import { pollUntil } from '../integration/helpers/wait';
+import { type CrashRuntime, jobsQueueIdle, queueState, useCrashHarness } from './harness';
 
 const crash = useCrashHarness();
 
@@ -59,11 +54,7 @@ describe('import killed mid-job', () => {
   it('resumes after a restart and imports every row exactly once', async () => {
     const dir = crash.dataDir();
     const first = await crash.start(dir);
-    const { body, contentType } = await multipart(csv());
-    const up = await first.api('POST', '/contacts/import', {
-      raw: body,
-      headers: { 'content-type': contentType },
-    });
+    const up = await upload(first, csv());
     expect(up.status, up.text).toBe(202);
     const jobId: string = up.body.jobId;
 

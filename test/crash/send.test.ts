@@ -9,7 +9,9 @@
  * - after that answers 409 with the full result in `details.response`.
  */
 import { describe, expect, it } from 'vitest';
-import { type CrashRuntime, type Json, pollUntil, queueState, sleep, useCrashHarness } from './harness';
+import type { Json } from '../integration/helpers/api';
+import { pollUntil, sleep } from '../integration/helpers/wait';
+import { type CrashRuntime, queueState, useCrashHarness } from './harness';
 
 const crash = useCrashHarness();
 

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { postContact } from './helpers/contacts';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
 
-async function upsert(email: string, data: Record<string, unknown>) {
-  const res = await rt.api('POST', '/contacts', { body: { email, data } });
-  expect([200, 201]).toContain(res.status);
-  return res.body as { id: string; data: Record<string, unknown> };
-}
+const upsert = (email: string, data: Record<string, unknown>) => postContact(rt, { email, data });
 
 const fields = async () => {
   const res = await rt.api('GET', '/contacts/fields');

@@ -1,30 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../shared/projects/repository';
-import { keys } from '../../shared/table';
+import { contactEventNames, postContact, uniqueEmail } from './helpers/contacts';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
-
-let seq = 0;
-const uniqueEmail = (tag = 'c') => `${tag}-${Date.now().toString(36)}-${++seq}@example.org`;
-
-async function create(body: Record<string, unknown>) {
-  const res = await rt.api('POST', '/contacts', { body });
-  expect([200, 201]).toContain(res.status);
-  return res.body as { id: string; email: string; subscribed: boolean; data: Record<string, unknown> };
-}
-
-async function eventsOf(contactId: string) {
-  const out = await rt.deps.db.send(
-    new QueryCommand({
-      TableName: rt.deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
-      ExpressionAttributeValues: { ':pk': keys.contactPartition(rt.projectId, contactId), ':ev': 'EV#' },
-    }),
-  );
-  return (out.Items ?? []).map((i) => i.name as string);
-}
 
 describe('authentication', () => {
   it('answers 401 INVALID_API_KEY for a missing, unknown, malformed or public key', async () => {
@@ -46,7 +25,7 @@ describe('authentication', () => {
 
   it("answers 404 for another project's contact", async () => {
     const other = await createProject(rt.deps, { name: 'other' });
-    const mine = await create({ email: uniqueEmail('iso') });
+    const mine = await postContact(rt, { email: uniqueEmail('iso') });
     const res = await rt.api('GET', `/contacts/${mine.id}`, { key: other.secretKey });
     expect(res.status).toBe(404);
     const patch = await rt.api('PATCH', `/contacts/${mine.id}`, {
@@ -134,7 +113,7 @@ describe('POST /contacts (upsert)', () => {
 
   it('applies the custom data rules', async () => {
     const email = uniqueEmail('data');
-    await create({
+    await postContact(rt, {
       email,
       data: {
         name: 'Ann',
@@ -145,7 +124,7 @@ describe('POST /contacts (upsert)', () => {
         manageUrl: 'z',
       },
     });
-    const updated = await create({
+    const updated = await postContact(rt, {
       email,
       data: {
         city: null,
@@ -183,7 +162,7 @@ describe('POST /contacts (upsert)', () => {
 
 describe('GET, PATCH, DELETE /contacts/{id}', () => {
   it('gets a contact, 404 for an unknown id and 422 for a non-UUID', async () => {
-    const c = await create({ email: uniqueEmail('get') });
+    const c = await postContact(rt, { email: uniqueEmail('get') });
     const res = await rt.api('GET', `/contacts/${c.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: c.id, email: c.email, subscribed: true, data: {} });
@@ -193,8 +172,8 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
   });
 
   it('patches email, subscription and data, and answers 409 for a taken email', async () => {
-    const a = await create({ email: uniqueEmail('pa'), data: { x: 1, y: 2 } });
-    const b = await create({ email: uniqueEmail('pb') });
+    const a = await postContact(rt, { email: uniqueEmail('pa'), data: { x: 1, y: 2 } });
+    const b = await postContact(rt, { email: uniqueEmail('pb') });
     const newEmail = uniqueEmail('moved');
     const res = await rt.api('PATCH', `/contacts/${a.id}`, {
       body: { email: newEmail, subscribed: false, data: { x: null, z: 'new' } },
@@ -217,7 +196,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe('CONTACT_EMAIL_TAKEN');
     expect((await rt.api('GET', `/contacts/${b.id}`)).body.email).toBe(b.email);
-    const again = await create({ email: a.email });
+    const again = await postContact(rt, { email: a.email });
     expect(again.id).not.toBe(a.id);
     expect(
       (await rt.api('PATCH', '/contacts/00000000-0000-4000-8000-000000000000', { body: {} })).status,
@@ -226,19 +205,22 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
   });
 
   it('emits contact.unsubscribed and contact.subscribed only when the flag changes', async () => {
-    const c = await create({ email: uniqueEmail('sub') });
+    const c = await postContact(rt, { email: uniqueEmail('sub') });
     await rt.api('PATCH', `/contacts/${c.id}`, { body: { subscribed: true } });
-    expect(await eventsOf(c.id)).toEqual([]);
+    expect(await contactEventNames(rt, c.id)).toEqual([]);
     await rt.api('PATCH', `/contacts/${c.id}`, { body: { subscribed: false } });
-    await create({ email: c.email, subscribed: false });
-    await create({ email: c.email, subscribed: true });
-    expect((await eventsOf(c.id)).sort()).toEqual(['contact.subscribed', 'contact.unsubscribed']);
+    await postContact(rt, { email: c.email, subscribed: false });
+    await postContact(rt, { email: c.email, subscribed: true });
+    expect((await contactEventNames(rt, c.id)).sort()).toEqual([
+      'contact.subscribed',
+      'contact.unsubscribed',
+    ]);
   });
 
   it('deletes a contact and what is keyed to it', async () => {
-    const c = await create({ email: uniqueEmail('del') });
+    const c = await postContact(rt, { email: uniqueEmail('del') });
     await rt.api('PATCH', `/contacts/${c.id}`, { body: { subscribed: false } });
-    expect(await eventsOf(c.id)).toHaveLength(1);
+    expect(await contactEventNames(rt, c.id)).toHaveLength(1);
     const unsubscribedCount = async () =>
       (await rt.api('GET', '/events/names')).body.names.find(
         (n: { name: string }) => n.name === 'contact.unsubscribed',
@@ -249,7 +231,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     expect(res.body).toEqual({ id: c.id, deleted: true });
     expect((await rt.api('GET', `/contacts/${c.id}`)).status).toBe(404);
     await rt.drain();
-    expect(await eventsOf(c.id)).toEqual([]);
+    expect(await contactEventNames(rt, c.id)).toEqual([]);
     expect(await unsubscribedCount()).toBe(before - 1);
     expect((await rt.api('DELETE', `/contacts/${c.id}`)).status).toBe(404);
     const fresh = await rt.api('POST', '/contacts', { body: { email: c.email } });
@@ -260,7 +242,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
 
 describe('POST /contacts/lookup', () => {
   it('finds contacts case-insensitively and lists the rest', async () => {
-    const c = await create({ email: uniqueEmail('look'), subscribed: false });
+    const c = await postContact(rt, { email: uniqueEmail('look'), subscribed: false });
     const res = await rt.api('POST', '/contacts/lookup', {
       body: { emails: [c.email.toUpperCase(), 'nobody@example.org'] },
     });

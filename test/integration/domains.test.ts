@@ -2,9 +2,7 @@
  * Sender domains through HTTP against the local runtime, with a zone file standing in for public
  * DNS and for the account's Route 53 zones, and the local SES identity stand-in.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { LocalEmailIdentities } from '../../shared/adapters/local/email-identities';
@@ -13,17 +11,14 @@ import { requireVerifiedSenderDomain } from '../../shared/domains/sender';
 import { AppError } from '../../shared/errors';
 import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
+import { useZoneFile } from './helpers/dns';
 import { type Json, useLocalRuntime } from './helpers/local';
 
-const zonePath = join(mkdtempSync(join(tmpdir(), 'sesame-domains-')), 'zone.json');
-writeFileSync(
-  zonePath,
-  JSON.stringify({
-    // A hosted zone of the "account" (NS at its apex) that already has a strict DMARC policy.
-    'zoned.io': { NS: ['ns-1.awsdns-01.org'] },
-    '_dmarc.zoned.io': { TXT: 'v=DMARC1; p=reject;' },
-  }),
-);
+const zonePath = useZoneFile({
+  // A hosted zone of the "account" (NS at its apex) that already has a strict DMARC policy.
+  'zoned.io': { NS: ['ns-1.awsdns-01.org'] },
+  '_dmarc.zoned.io': { TXT: 'v=DMARC1; p=reject;' },
+});
 
 /** The test's clock runs with the system's, shifted by `offsetMs`. */
 const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };

@@ -10,13 +10,14 @@
  *   `a%20b` (sent as `a%2520b`) stays `a%20b` and is never confused with `a b`.
  */
 import { describe, expect, it } from 'vitest';
+import { contactByEmail, listContactEvents, uniqueEmail } from './helpers/contacts';
 import { upload } from './helpers/imports';
 import { type ApiResponse, type Json, useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
 
+/** Numbers the Idempotency-Keys, so no two requests share one. */
 let seq = 0;
-const uniqueEmail = (tag = 'h') => `${tag}-${Date.now().toString(36)}-${++seq}@hardening.test`;
 
 const FORBIDDEN = ['__proto__', 'constructor', 'prototype'] as const;
 
@@ -63,17 +64,9 @@ function expectInvalidKey(res: ApiResponse, key: string, path: string) {
   expect(issue.message).toContain(path);
 }
 
-async function contactByEmail(email: string): Promise<Json | undefined> {
-  const res = await rt.api('POST', '/contacts/lookup', { body: { emails: [email] } });
-  const found = res.body.found[0];
-  return found ? (await rt.api('GET', `/contacts/${found.id}`)).body : undefined;
-}
-
-async function eventNames(contactId: string): Promise<string[]> {
-  const res = await rt.api('GET', `/events/contact/${contactId}`, { query: { limit: 100 } });
-  expect(res.status).toBe(200);
-  return (res.body.data as Json[]).map((e) => e.name);
-}
+/** The names of a contact's events, as the API lists them. */
+const eventNames = async (contactId: string): Promise<string[]> =>
+  (await listContactEvents(rt, contactId)).map((e) => e.name);
 
 describe('custom-data keys __proto__, constructor and prototype', () => {
   for (const key of FORBIDDEN) {
@@ -82,7 +75,7 @@ describe('custom-data keys __proto__, constructor and prototype', () => {
         const email = uniqueEmail('create');
         const res = await sendJson('POST', '/contacts', `{"email":"${email}","data":${p.data}}`);
         expectInvalidKey(res, key, p.path);
-        expect(await contactByEmail(email)).toBeUndefined();
+        expect(await contactByEmail(rt, email)).toBeUndefined();
       });
 
       it(`PATCH /contacts/{id} refuses ${key} (${p.name}) and leaves the contact as it was`, async () => {
@@ -107,7 +100,7 @@ describe('custom-data keys __proto__, constructor and prototype', () => {
           const body = `{"to":"${email}","from":"hello@${rt.senderDomain}","subject":"Hi","body":"<p>Hi</p>","data":${p.data}}`;
           const res = await sendJson('POST', '/v1/send', body, { idem });
           expectInvalidKey(res, key, p.path);
-          expect(await contactByEmail(email)).toBeUndefined();
+          expect(await contactByEmail(rt, email)).toBeUndefined();
           expect(await rt.mails({ to: email })).toHaveLength(0);
         }
       });
@@ -205,7 +198,7 @@ describe('custom-data keys __proto__, constructor and prototype', () => {
         expect(job.error.message).toContain(`"${segment}"`);
         expect(job.error.message).toContain(column);
         expect(rt.queue.deadLetters()).toEqual([]);
-        expect(await contactByEmail(email)).toBeUndefined();
+        expect(await contactByEmail(rt, email)).toBeUndefined();
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       });
     }
@@ -248,8 +241,8 @@ describe('percent signs in path parameters (decoded once, as API Gateway does)',
     const pct = await rt.api('DELETE', `/contacts/fields/${encodeURIComponent('data.%41')}`);
     expect(pct.body).toEqual({ field: 'data.%41', deleted: true });
     await rt.drain();
-    expect((await contactByEmail(ann))?.data).toEqual({ 'a b': 'spaced', '50%off': 'yes' });
-    expect((await contactByEmail(bob))?.data).toEqual({ 'a b': 'only-spaced', A: 'capital' });
+    expect((await contactByEmail(rt, ann))?.data).toEqual({ 'a b': 'spaced', '50%off': 'yes' });
+    expect((await contactByEmail(rt, bob))?.data).toEqual({ 'a b': 'only-spaced', A: 'capital' });
     const fields = (await rt.api('GET', '/contacts/fields')).body.fields.map((f: Json) => f.field);
     expect(fields).toEqual(expect.arrayContaining(['data.a b', 'data.50%off', 'data.A']));
     expect(fields).not.toContain('data.a%20b');
@@ -273,7 +266,7 @@ describe('percent signs in path parameters (decoded once, as API Gateway does)',
     const del41 = await rt.api('DELETE', `/events/${encodeURIComponent('%41')}`);
     expect(del41.body).toMatchObject({ name: '%41' });
     await rt.drain();
-    const contact = await contactByEmail(email);
+    const contact = await contactByEmail(rt, email);
     expect((await eventNames(contact!.id)).sort()).toEqual(['50%off', 'A', 'promo code']);
     expect((await rt.api('DELETE', `/events/${encodeURIComponent('promo%20code')}`)).status).toBe(404);
     expect((await rt.api('DELETE', `/events/${encodeURIComponent('50%off')}`)).status).toBe(202);

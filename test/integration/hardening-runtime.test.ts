@@ -19,6 +19,7 @@ import {
 import type { QueueMessage } from '../../shared/ports';
 import { multipart, upload } from './helpers/imports';
 import { type Json, useLocalRuntime } from './helpers/local';
+import { pollUntil, sleep } from './helpers/wait';
 
 /** While set, the local direct upload's S3 write fails; the job ids of refused stores are kept. */
 let failStore = false;
@@ -52,13 +53,16 @@ const job = async (jobId: string): Promise<Json> => {
 };
 
 /** Polls the job until `status` (the queue may still be working on it). */
-async function jobWhen(jobId: string, status: string, timeoutMs = 10_000): Promise<Json> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const body = await job(jobId);
-    if (body.status === status || Date.now() > end) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+async function jobWhen(jobId: string, status: string): Promise<Json> {
+  let last: Json;
+  return pollUntil(
+    `job ${jobId} to be ${status}`,
+    async () => {
+      last = await job(jobId);
+      return last.status === status ? last : undefined;
+    },
+    { intervalMs: 25, timeoutMs: 10_000, last: () => last },
+  );
 }
 
 const advance = async (seconds: number) => {
@@ -76,7 +80,7 @@ describe('POST /contacts/import with a multipart body cut short', () => {
     expect(res.status).toBe(202);
     await rt.drain();
     // Give busboy's deferred events their turn: nothing may surface outside the job.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(uncaught).toEqual([]);
     const failed = await jobWhen(res.body.jobId, 'failed');
     expect(failed).toMatchObject({

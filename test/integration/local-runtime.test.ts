@@ -5,6 +5,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { quietLogger } from '../../shared/adapters/local/log';
 import { getDomainByName } from '../../shared/domains/repository';
+import { UndeclaredPortError } from '../../shared/http/ports';
 import {
   fastTimings,
   type LocalRuntime,
@@ -12,6 +13,7 @@ import {
   startLocal,
 } from '../../shared/local/runtime';
 import { manifest } from '../../shared/manifest';
+import type { Deps } from '../../shared/ports';
 import { findApiKey, generateKey } from '../../shared/projects/repository';
 import { callApi, useLocalRuntime } from './helpers/local';
 
@@ -186,6 +188,34 @@ describe('local runtime restarts and overrides', () => {
     );
     const runtime = await start({ manifest: broken, dataDir: undefined, allowMissingHandlers: true });
     expect((await callApi(runtime, 'GET', '/config', { key: null })).status).toBe(200);
+    await stop(runtime);
+  });
+
+  it("hands every handler factory only the ports its manifest entry declares, an override's too", async () => {
+    const given: Partial<Record<string, Deps>> = {};
+    const capture = (name: string) => (deps: Deps) => {
+      given[name] = deps;
+      return async () => undefined;
+    };
+    const runtime = await start({
+      dataDir: undefined,
+      handlers: {
+        queues: { jobs: capture('jobs') },
+        schedules: { 'domain-check': capture('domain-check') },
+      },
+    });
+    const jobs = given.jobs!;
+    // Declared: the very same ports.
+    expect(jobs.queue).toBe(runtime.deps.queue);
+    expect(jobs.blobs).toBe(runtime.deps.blobs);
+    expect(jobs.db).toBe(runtime.deps.db);
+    // Not declared by the jobs queue: refused, naming the declaration.
+    expect(() =>
+      jobs.mailer.sendRaw({ from: 'a@example.com', to: ['b@example.org'], raw: new Uint8Array() }),
+    ).toThrow(/queue function jobs called deps\.mailer\.sendRaw but does not declare 'mailer'/);
+    const check = given['domain-check']!;
+    expect(() => check.queue.send('jobs', { type: 'field.strip' })).toThrow(UndeclaredPortError);
+    expect(check.dns).toBe(runtime.deps.dns);
     await stop(runtime);
   });
 });

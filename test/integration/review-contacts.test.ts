@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../shared/projects/repository';
+import { uniqueEmail } from './helpers/contacts';
 import { importCsv, upload } from './helpers/imports';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
 
-let seq = 0;
-const uniqueEmail = (tag = 'r') => `${tag}-${Date.now().toString(36)}-${++seq}@review.test`;
 const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt'];
 
 describe('review: contact shapes', () => {

@@ -4,8 +4,9 @@
  * rewritten syntax, and required template fields on PATCH.
  */
 import { describe, expect, it } from 'vitest';
+import { uniqueEmail } from './helpers/contacts';
 import { useLocalRuntime } from './helpers/local';
-import { onlyMailTo, uniqueEmail } from './helpers/mime';
+import { onlyMailTo } from './helpers/mime';
 
 const rt = useLocalRuntime();
 const from = () => `news@${rt.senderDomain}`;

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { signToken } from '../../shared/subscriptions/links';
+import { contactEvents, uniqueEmail } from './helpers/contacts';
 import { useLocalRuntime } from './helpers/local';
-import { contactEvents, onlyMailTo, uniqueEmail } from './helpers/mime';
+import { onlyMailTo } from './helpers/mime';
 
 const rt = useLocalRuntime();
 

@@ -35,6 +35,15 @@ async function count(key?: string) {
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
+/** Every route under /templates/{id}: method and what follows the id. */
+const ID_ROUTES = [
+  ['GET', ''],
+  ['PATCH', ''],
+  ['DELETE', ''],
+  ['POST', '/duplicate'],
+  ['GET', '/usage'],
+] as const;
+
 describe('POST /templates', () => {
   it('creates a template with defaults and answers 201 with it', async () => {
     const res = await rt.api('POST', '/templates', {
@@ -260,13 +269,7 @@ describe('GET /templates (offset list)', () => {
 
 describe('GET, PATCH, DELETE /templates/{id}', () => {
   it('answers 422 for a non-UUID id and 404 for an unknown one, on every route', async () => {
-    for (const [method, suffix] of [
-      ['GET', ''],
-      ['PATCH', ''],
-      ['DELETE', ''],
-      ['POST', '/duplicate'],
-      ['GET', '/usage'],
-    ] as const) {
+    for (const [method, suffix] of ID_ROUTES) {
       const body = method === 'GET' ? undefined : {};
       const bad = await rt.api(method, `/templates/not-a-uuid${suffix}`, { body });
       expect(bad.status, `${method} ${suffix}`).toBe(422);
@@ -280,13 +283,7 @@ describe('GET, PATCH, DELETE /templates/{id}', () => {
   it("answers 404 for another project's template and leaves it alone", async () => {
     const mine = await createTemplate(valid({ name: 'Mine' }));
     const other = await freshProject();
-    for (const [method, suffix] of [
-      ['GET', ''],
-      ['PATCH', ''],
-      ['DELETE', ''],
-      ['POST', '/duplicate'],
-      ['GET', '/usage'],
-    ] as const) {
+    for (const [method, suffix] of ID_ROUTES) {
       const body = method === 'GET' ? undefined : { name: 'stolen' };
       const res = await rt.api(method, `/templates/${mine.id}${suffix}`, { key: other.key, body });
       expect(res.status, `${method} ${suffix}`).toBe(404);

@@ -1,24 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useZoneFile } from './helpers/dns';
 import { useLocalRuntime } from './helpers/local';
 
 // A zone file makes every DNS answer deterministic (the runtime reads it as SESAME_DNS_FILE).
-const zoneDir = mkdtempSync(join(tmpdir(), 'sesame-verify-'));
-const dnsFile = join(zoneDir, 'zone.json');
-writeFileSync(
-  dnsFile,
-  JSON.stringify({
-    'acme.io': { NS: ['ns1.acme.io'], MX: ['10 mx1.acme.io', '20 mx2.acme.io'], A: '192.0.2.10' },
-    'mail.acme.io': { MX: '10 mx1.acme.io' },
-    'nomx.io': { NS: 'ns1.nomx.io', A: '192.0.2.20', AAAA: '2001:db8::20' },
-    'nullmx.io': { NS: 'ns1.nullmx.io', MX: '0 .' },
-    'gmail.com': { NS: 'ns1.google.com', MX: '5 gmail-smtp-in.l.google.com', A: '192.0.2.30' },
-    'mailinator.com': { NS: 'ns1.mailinator.com', MX: '10 mail.mailinator.com' },
-    'duck.com': { NS: 'ns1.duck.com', MX: '10 inbound.duck.com' },
-  }),
-);
+const dnsFile = useZoneFile({
+  'acme.io': { NS: ['ns1.acme.io'], MX: ['10 mx1.acme.io', '20 mx2.acme.io'], A: '192.0.2.10' },
+  'mail.acme.io': { MX: '10 mx1.acme.io' },
+  'nomx.io': { NS: 'ns1.nomx.io', A: '192.0.2.20', AAAA: '2001:db8::20' },
+  'nullmx.io': { NS: 'ns1.nullmx.io', MX: '0 .' },
+  'gmail.com': { NS: 'ns1.google.com', MX: '5 gmail-smtp-in.l.google.com', A: '192.0.2.30' },
+  'mailinator.com': { NS: 'ns1.mailinator.com', MX: '10 mail.mailinator.com' },
+  'duck.com': { NS: 'ns1.duck.com', MX: '10 inbound.duck.com' },
+});
 
 const rt = useLocalRuntime({ dnsFile });
 

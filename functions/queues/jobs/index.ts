@@ -1,9 +1,10 @@
 /**
  * The jobs queue worker: every background job of the service, dispatched by message `type`. The
  * job list is derived from the domains' job modules (`shared/jobs/catalog.ts`); nothing is listed
- * here.
+ * here. The jobs get only the ports the manifest's `jobs` queue declares it uses.
  */
 import { lambdaEntry } from '../../../shared/http/lambda';
+import { declaredDeps } from '../../../shared/http/ports';
 import { allJobs, allNormalizers } from '../../../shared/jobs/catalog';
 import { type JobDef, jobsWorker, type Normalizer } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
@@ -13,6 +14,7 @@ export const jobs: readonly JobDef[] = allJobs;
 // For example the upload bucket's "object created" notifications, which start imports.
 export const normalizers: readonly Normalizer[] = allNormalizers;
 
-export const createHandler = (deps: Deps) => jobsWorker(deps, jobs, normalizers);
+export const createHandler = (deps: Deps) =>
+  jobsWorker(declaredDeps(deps, 'queue', 'jobs'), jobs, normalizers);
 
 export const handler = lambdaEntry(createHandler);

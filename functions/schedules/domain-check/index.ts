@@ -1,19 +1,24 @@
 /**
  * The five-minute background check of sender domains (manifest schedule `domain-check`): every
- * PENDING domain of every project is checked against SES and DNS, least recently checked first.
+ * PENDING domain of every project is checked against SES and DNS, least recently checked first,
+ * with only the ports the schedule declares it uses.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { checkPendingDomains, type PendingCheckSummary } from '../../../shared/domains/service';
 import { lambdaEntry } from '../../../shared/http/lambda';
+import { declaredDeps } from '../../../shared/http/ports';
 import type { Deps } from '../../../shared/ports';
 
 /** Time kept back from the Lambda timeout so the last checks can finish and be stored. */
 const RESERVE_MS = 10_000;
 
-export const createHandler =
-  (deps: Deps) =>
-  async (_event: Pick<ScheduledEvent, 'time'>, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
-    const summary: PendingCheckSummary = await checkPendingDomains(deps, {
+export const createHandler = (deps: Deps) => {
+  const scoped = declaredDeps(deps, 'schedule', 'domain-check');
+  return async (
+    _event: Pick<ScheduledEvent, 'time'>,
+    context?: Pick<Context, 'getRemainingTimeInMillis'>,
+  ) => {
+    const summary: PendingCheckSummary = await checkPendingDomains(scoped, {
       hasTime: () => !context || context.getRemainingTimeInMillis() > RESERVE_MS,
     });
     if (summary.checked > 0 || summary.errors > 0) {
@@ -21,5 +26,6 @@ export const createHandler =
     }
     return summary;
   };
+};
 
 export const handler = lambdaEntry(createHandler);

@@ -1,5 +1,6 @@
 /** Helpers for import tests: multipart bodies as a client sends them, and polling a job. */
-import type { Json, LocalTestRuntime } from './local';
+import type { ApiClient, Json } from './api';
+import type { LocalTestRuntime } from './local';
 
 /** A multipart/form-data body with `csv` in the part `file` (as curl -F or a browser sends it). */
 export async function multipart(
@@ -20,11 +21,9 @@ export async function multipart(
   };
 }
 
-type Api = Pick<LocalTestRuntime, 'api'>;
-
 /** POSTs the file to /contacts/import; returns the raw response. */
 export async function upload(
-  rt: Api,
+  rt: ApiClient,
   csv: string | Uint8Array,
   options: { key?: string | null; field?: string } = {},
 ) {

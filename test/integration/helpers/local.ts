@@ -23,31 +23,9 @@ import {
   type StartLocalOptions,
   startLocal,
 } from '../../../shared/local/runtime';
+import { type ApiOptions, type ApiResponse, callApi } from './api';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the tests' own assertions
-export type Json = any;
-
-export interface ApiOptions {
-  /** JSON-encoded, with content-type application/json unless a content-type header is given. */
-  readonly body?: unknown;
-  /** A body sent as is (malformed JSON, CSV, multipart...); set the content-type header yourself. */
-  readonly raw?: string | Uint8Array;
-  /** Raw API key for `Authorization: Bearer`; null sends none. @default the seeded secret key */
-  readonly key?: string | null;
-  /** Extra request headers; undefined values are left out. */
-  readonly headers?: Readonly<Record<string, string | undefined>>;
-  /** Appended to the path as a query string; undefined values are left out. */
-  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
-}
-
-export interface ApiResponse {
-  readonly status: number;
-  /** Lower-cased names. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Parsed JSON; the text when the body is not JSON; undefined when empty. */
-  readonly body: Json;
-  readonly text: string;
-}
+export { type ApiOptions, type ApiResponse, callApi, type Json } from './api';
 
 export interface LocalTestRuntime {
   readonly url: string;
@@ -152,44 +130,4 @@ export function useLocalRuntime(options: StartLocalOptions = {}): LocalTestRunti
       };
     },
   };
-}
-
-/** One request to a runtime's gateway. */
-export async function callApi(
-  runtime: Pick<LocalRuntime, 'url' | 'secretKey'>,
-  method: string,
-  path: string,
-  options: ApiOptions = {},
-): Promise<ApiResponse> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(options.headers ?? {}))
-    if (value !== undefined) headers.set(name, value);
-  const key = options.key === undefined ? runtime.secretKey : options.key;
-  if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-  let body: string | Uint8Array | undefined;
-  if (options.raw !== undefined) {
-    body = options.raw;
-  } else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-  }
-  let url = `${runtime.url}${path}`;
-  if (options.query) {
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(options.query))
-      if (value !== undefined) search.append(name, String(value));
-    if ([...search].length > 0) url += `${url.includes('?') ? '&' : '?'}${search}`;
-  }
-  const res = await fetch(url, { method, headers, body });
-  const text = await res.text();
-  let parsed: Json;
-  if (text === '') parsed = undefined;
-  else {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-  }
-  return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed, text };
 }

@@ -2,12 +2,13 @@
  * Reading sent mail back the way a mail client would: the raw MIME from the local runtime's
  * `/_local/emails/{id}/raw`, parsed with postal-mime (attachment bytes included).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import PostalMime, { type Email } from 'postal-mime';
 import { expect } from 'vitest';
 import { getEmailRecord } from '../../../shared/sending/repository';
-import { keys } from '../../../shared/table';
 import type { LocalTestRuntime } from './local';
+
+// Kept here for the tests that import them from this module (they live in helpers/contacts.ts).
+export { contactEvents, uniqueEmail } from './contacts';
 
 export interface RawMail {
   /** The MIME source as the provider received it. */
@@ -42,19 +43,3 @@ export async function onlyMailTo(rt: LocalTestRuntime, to: string) {
 
 export const emailRecord = (rt: LocalTestRuntime, emailId: string) =>
   getEmailRecord(rt.deps, rt.projectId, emailId);
-
-/** Events of a contact, oldest first. */
-export async function contactEvents(rt: LocalTestRuntime, contactId: string, projectId = rt.projectId) {
-  const out = await rt.deps.db.send(
-    new QueryCommand({
-      TableName: rt.deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
-      ExpressionAttributeValues: { ':pk': keys.contactPartition(projectId, contactId), ':ev': 'EV#' },
-    }),
-  );
-  return (out.Items ?? []).map((i) => ({ name: String(i.name), data: i.data as Record<string, unknown> }));
-}
-
-let seq = 0;
-/** A new address each call, so tests never see each other's contacts or mail. */
-export const uniqueEmail = (tag = 'r') => `${tag}-${Date.now().toString(36)}-${++seq}@example.org`;

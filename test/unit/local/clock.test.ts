@@ -3,37 +3,22 @@
  * folder, whose advances reach the scheduler (one-off and recurring schedules) and the queue
  * (delays) at once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { advanceProblem, LocalClock } from '../../../shared/adapters/local/clock';
-import type { LocalLogger } from '../../../shared/adapters/local/log';
 import { LocalQueue } from '../../../shared/adapters/local/queue';
-import { LocalScheduler, type ScheduleTarget } from '../../../shared/adapters/local/scheduler';
+import { LocalScheduler } from '../../../shared/adapters/local/scheduler';
 import type { QueueDef, QueueName } from '../../../shared/manifest';
-import type { QueueMessage } from '../../../shared/ports';
+import { sleep } from '../../integration/helpers/wait';
+import { recordingTarget, silent, tempDir } from './helpers';
 
-const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const queue = 'jobs' as QueueName;
 const jobs: QueueDef = { name: 'jobs', handler: 'none', batchSize: 5, maxReceiveCount: 3, maxConcurrency: 2 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function target() {
-  const sent: QueueMessage[] = [];
-  const t: ScheduleTarget = {
-    send: async (_q, message) => {
-      sent.push(message);
-    },
-  };
-  return { t, sent };
-}
 
 describe('LocalClock', () => {
   it('adds the advances to the base time, never going back', async () => {
@@ -59,8 +44,7 @@ describe('LocalClock', () => {
   });
 
   it('keeps the offset in the data folder, so a restart does not go back', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sesame-clock-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempDir('sesame-clock-');
     await new LocalClock({ dataDir }).advance(3600);
     const again = new LocalClock({ dataDir });
     expect(again.offsetMs).toBe(3_600_000);
@@ -85,7 +69,7 @@ describe('LocalClock', () => {
 describe('LocalScheduler.advanced', () => {
   it('fires the one-off schedules that fell due, and only those', async () => {
     const clock = new LocalClock();
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const s = new LocalScheduler({ target: t, clock, logger: silent });
     cleanups.push(() => s.stop());
     clock.onAdvance((from) => s.advanced(from));
@@ -93,16 +77,16 @@ describe('LocalScheduler.advanced', () => {
     await s.scheduleAt({ name: 'soon', at: inMinutes(10), queue, message: { type: 'soon' } });
     await s.scheduleAt({ name: 'later', at: inMinutes(60), queue, message: { type: 'later' } });
     await clock.advance(11 * 60);
-    expect(sent.map((m) => m.type)).toEqual(['soon']);
+    expect(sent.map((s) => s.message.type)).toEqual(['soon']);
     expect(s.list().map((x) => x.name)).toEqual(['later']);
     await clock.advance(50 * 60);
-    expect(sent.map((m) => m.type)).toEqual(['soon', 'later']);
+    expect(sent.map((s) => s.message.type)).toEqual(['soon', 'later']);
     expect(s.list()).toEqual([]);
   });
 
   it('runs a started recurring schedule once when a run fell due, and leaves unstarted ones alone', async () => {
     const clock = new LocalClock();
-    const s = new LocalScheduler({ target: target().t, clock, logger: silent });
+    const s = new LocalScheduler({ target: recordingTarget().t, clock, logger: silent });
     cleanups.push(() => s.stop());
     clock.onAdvance((from) => s.advanced(from));
     const runs: string[] = [];

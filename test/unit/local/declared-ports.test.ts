@@ -7,17 +7,17 @@
  * listed); a declared use no step needs is listed too, so the declarations, and the IAM grants
  * CDK derives from them (test/infra/stateless.test.ts), are exactly what the code uses.
  *
- * The HTTP groups and the upload authorizer scope their deps themselves in every mode, so the
- * whole integration tier checks them as well; the queue worker and the schedule are scoped here.
+ * Every function scopes its deps itself (`declaredDeps`) and the local runtime hands each one
+ * deps scoped to its entry, so the whole integration tier refuses undeclared ports too; what this
+ * test adds is the record of what each function used, to find declared uses nothing needs.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scopeDeps } from '../../../shared/http/ports';
 import type { HandlerFactory, HandlerOverrides } from '../../../shared/local/handlers';
 import { type FunctionKind, functionUses, manifest, type PortUse, routeKey } from '../../../shared/manifest';
 import type { Deps } from '../../../shared/ports';
+import { useZoneFile } from '../../integration/helpers/dns';
 import { upload } from '../../integration/helpers/imports';
 import { type ApiOptions, type ApiResponse, useLocalRuntime } from '../../integration/helpers/local';
 
@@ -59,12 +59,7 @@ for (const f of functions) {
   };
 }
 
-const zoneDir = mkdtempSync(join(tmpdir(), 'sesame-ports-'));
-const zoneFile = join(zoneDir, 'zone.json');
-writeFileSync(zoneFile, '{}');
-afterAll(() => rmSync(zoneDir, { recursive: true, force: true }));
-
-const rt = useLocalRuntime({ handlers: overrides as HandlerOverrides, dnsFile: zoneFile });
+const rt = useLocalRuntime({ handlers: overrides as HandlerOverrides, dnsFile: useZoneFile() });
 
 /** Every response of the scenario, to check that none failed inside a function. */
 const answers: { request: string; status: number; body: unknown }[] = [];

@@ -1,22 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { ZoneFileDns } from '../../../shared/adapters/local/dns';
 import { ZoneFileDnsZones } from '../../../shared/adapters/local/dns-zones';
-
-const dirs: string[] = [];
-function zoneFile(content?: unknown) {
-  const dir = mkdtempSync(join(tmpdir(), 'sesame-zones-'));
-  dirs.push(dir);
-  const path = join(dir, 'zone.json');
-  if (content !== undefined)
-    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
-  return path;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { zoneFile } from './helpers';
 
 describe('ZoneFileDnsZones', () => {
   it('has no zones without a zone file, or when the file is missing', async () => {

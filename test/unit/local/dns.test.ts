@@ -1,20 +1,9 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ZoneFileDns } from '../../../shared/adapters/local/dns';
-
-const dirs: string[] = [];
-function zoneFile(content: unknown) {
-  const dir = mkdtempSync(join(tmpdir(), 'sesame-dns-'));
-  dirs.push(dir);
-  const path = join(dir, 'zone.json');
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
-  return path;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { zoneFile } from './helpers';
 
 describe('ZoneFileDns', () => {
   it('answers every record type from the file, and [] for unknown names and types', async () => {

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LocalEmailIdentities } from '../../../shared/adapters/local/email-identities';
 import type { DnsPort, DnsRecordType } from '../../../shared/ports';
+import { tempDir } from './helpers';
 
 /** DNS answering from a map that tests edit: `name TYPE` -> answers. */
 function fakeDns() {
@@ -13,11 +11,6 @@ function fakeDns() {
   };
   return { dns, answers };
 }
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 describe('LocalEmailIdentities', () => {
   it('creates SES-shaped tokens, and verifies once the three CNAMEs resolve', async () => {
@@ -94,8 +87,7 @@ describe('LocalEmailIdentities', () => {
   });
 
   it('deletes identities, and keeps them in the data folder across instances', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sesame-ses-'));
-    dirs.push(dir);
+    const dir = tempDir('sesame-ses-');
     const { dns } = fakeDns();
     const one = new LocalEmailIdentities({ dns, dataDir: dir });
     const created = await one.createDomainIdentity('kept.io');

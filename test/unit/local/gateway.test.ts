@@ -1,15 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalLogger } from '../../../shared/adapters/local/log';
 import { MailSink } from '../../../shared/adapters/local/mail-sink';
 import { LocalQueue } from '../../../shared/adapters/local/queue';
 import { clfTime, type RawRequest, toHttpApiEvent, toReply } from '../../../shared/local/apigw-event';
 import { createGateway, type HttpHandler } from '../../../shared/local/gateway';
 import { compileRoutes } from '../../../shared/local/routes';
 import type { Manifest } from '../../../shared/manifest';
-
-const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
+import { silent } from './helpers';
 
 const testManifest: Pick<Manifest, 'routeGroups' | 'fallbackGroup'> = {
   routeGroups: [

@@ -1,17 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PermanentSendError } from '../../../shared/adapters/aws/send-errors';
-import type { LocalLogger } from '../../../shared/adapters/local/log';
 import { MailSink } from '../../../shared/adapters/local/mail-sink';
 import { sesEventsFor, simulatorOutcome } from '../../../shared/adapters/local/ses-events';
-
-const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { silent, tempDir } from './helpers';
 
 const mime = (to = 'ann@example.org') =>
   new TextEncoder().encode(
@@ -98,8 +91,7 @@ describe('MailSink', () => {
   });
 
   it('persists .eml files and an index in the data folder, and clears them', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sesame-mail-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir('sesame-mail-');
     const first = new MailSink({ dataDir, logger: silent });
     const { messageId } = await first.sendRaw({
       from: 'f@example.com',

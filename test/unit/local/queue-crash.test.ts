@@ -7,24 +7,18 @@
  * A "process that died" is simulated by leaving a queue whose worker never settles and opening a
  * new `LocalQueue` on the same data folder, as the next start would.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LocalLogger } from '../../../shared/adapters/local/log';
 import { LocalQueue } from '../../../shared/adapters/local/queue';
 import type { QueueDef } from '../../../shared/manifest';
+import { sleep, waitUntil } from '../../integration/helpers/wait';
+import { silent, tempDir } from './helpers';
 
-const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const jobs: QueueDef = { name: 'jobs', handler: 'none', batchSize: 5, maxReceiveCount: 3, maxConcurrency: 2 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const queues: LocalQueue[] = [];
-const dirs: string[] = [];
 afterEach(async () => {
   for (const q of queues.splice(0)) await q.stop(0);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 /** A queue on `dataDir`, as one start of the runtime opens it. */
@@ -34,18 +28,13 @@ function start(dataDir: string) {
   return q;
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 2000) {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
+/** Waits (up to 2 s) until `check` holds. */
+const until = (check: () => boolean, what: string) =>
+  waitUntil(what, check, { intervalMs: 5, timeoutMs: 2000 });
 
 describe('LocalQueue: a worker that never finishes (the process died in it)', () => {
   it('dead-letters the message after maxReceiveCount starts instead of delivering it again', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sesame-queue-crash-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir('sesame-queue-crash-');
     const receives: string[] = [];
     // Each start hands the message to a worker that never settles, then "dies": the next start
     // opens the same data folder while the previous one is left hanging.
@@ -90,8 +79,7 @@ describe('LocalQueue: a worker that never finishes (the process died in it)', ()
   });
 
   it('redelivers a message whose worker died before its last receive, with that receive counted', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sesame-queue-crash-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir('sesame-queue-crash-');
     let seen = 0;
     const first = start(dataDir);
     first.setWorker('jobs', () => {
@@ -112,8 +100,7 @@ describe('LocalQueue: a worker that never finishes (the process died in it)', ()
   });
 
   it('keeps "did not finish" for a message still running when stop() gave up on it', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sesame-queue-crash-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir('sesame-queue-crash-');
     const q = new LocalQueue({
       queues: [{ ...jobs, maxReceiveCount: 1 }],
       dataDir,

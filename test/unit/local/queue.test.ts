@@ -1,31 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LocalLogger } from '../../../shared/adapters/local/log';
 import { LocalQueue, type LocalQueueOptions } from '../../../shared/adapters/local/queue';
 import type { QueueDef } from '../../../shared/manifest';
+import { sleep } from '../../integration/helpers/wait';
+import { silent, tempDir } from './helpers';
 
-const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const jobs: QueueDef = { name: 'jobs', handler: 'none', batchSize: 3, maxReceiveCount: 3, maxConcurrency: 2 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const queues: LocalQueue[] = [];
-const dirs: string[] = [];
 function makeQueue(options: Partial<LocalQueueOptions> = {}) {
   const q = new LocalQueue({ queues: [jobs], retryDelayMs: () => 5, logger: silent, ...options });
   queues.push(q);
   return q;
 }
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'sesame-queue-'));
-  dirs.push(dir);
-  return dir;
-}
 afterEach(async () => {
   for (const q of queues.splice(0)) await q.stop(0);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 /** A worker that records every record it sees and answers with `decide`. */
@@ -190,7 +179,7 @@ describe('LocalQueue', () => {
   });
 
   it('resumes pending, delayed and in-flight messages and keeps dead letters across a restart', async () => {
-    const dataDir = tempDir();
+    const dataDir = tempDir('sesame-queue-');
     const first = makeQueue({ dataDir, msPerDelaySecond: 10 });
     const { worker } = recorder((r) => (JSON.parse(r.body).type === 'poison' ? 'throw' : 'ok'));
     first.setWorker('jobs', async (event) => {

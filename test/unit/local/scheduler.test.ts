@@ -1,31 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LocalLogger } from '../../../shared/adapters/local/log';
 import {
   LocalScheduler,
   type LocalSchedulerOptions,
   nextRunFunction,
   type ScheduledEventLike,
-  type ScheduleTarget,
 } from '../../../shared/adapters/local/scheduler';
 import type { QueueName } from '../../../shared/manifest';
-import type { Clock, QueueMessage } from '../../../shared/ports';
+import type { Clock } from '../../../shared/ports';
+import { sleep } from '../../integration/helpers/wait';
+import { recordingTarget, silent, tempDir } from './helpers';
 
-const silent: LocalLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const queue = 'jobs' as QueueName;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function target() {
-  const sent: { queue: string; message: QueueMessage; typeAttribute: boolean | undefined }[] = [];
-  const t: ScheduleTarget = {
-    send: async (q, message, options) => {
-      sent.push({ queue: q, message, typeAttribute: options?.typeAttribute });
-    },
-  };
-  return { t, sent };
-}
 
 class ManualClock implements Clock {
   constructor(public current = new Date('2030-01-01T00:00:00Z')) {}
@@ -38,7 +23,6 @@ class ManualClock implements Clock {
 }
 
 const schedulers: LocalScheduler[] = [];
-const dirs: string[] = [];
 function make(options: Omit<LocalSchedulerOptions, 'logger'>) {
   const s = new LocalScheduler({ logger: silent, ...options });
   schedulers.push(s);
@@ -47,12 +31,11 @@ function make(options: Omit<LocalSchedulerOptions, 'logger'>) {
 afterEach(async () => {
   vi.useRealTimers();
   for (const s of schedulers.splice(0)) await s.stop();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 describe('LocalScheduler one-off schedules', () => {
   it('puts the message on the queue at its time, without the type attribute, then forgets it', async () => {
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const s = make({ target: t });
     const at = Date.now() + 200;
     await s.scheduleAt({ name: 'c1', at: new Date(at), queue, message: { type: 'go', id: 1 } });
@@ -66,7 +49,7 @@ describe('LocalScheduler one-off schedules', () => {
   });
 
   it('replaces a schedule of the same name', async () => {
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const s = make({ target: t });
     await s.scheduleAt({ name: 'x', at: new Date(Date.now() + 40), queue, message: { type: 'old' } });
     await s.scheduleAt({ name: 'x', at: new Date(Date.now() + 10), queue, message: { type: 'new' } });
@@ -76,7 +59,7 @@ describe('LocalScheduler one-off schedules', () => {
   });
 
   it('cancels, and cancelling an unknown name is fine', async () => {
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const s = make({ target: t });
     await s.scheduleAt({ name: 'x', at: new Date(Date.now() + 20), queue, message: { type: 'a' } });
     await s.cancel('x');
@@ -86,7 +69,7 @@ describe('LocalScheduler one-off schedules', () => {
   });
 
   it('fires a time already past at once, and rejects an invalid date', async () => {
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const s = make({ target: t });
     await s.scheduleAt({ name: 'late', at: new Date(Date.now() - 60_000), queue, message: { type: 'a' } });
     await sleep(10);
@@ -98,7 +81,7 @@ describe('LocalScheduler one-off schedules', () => {
 
   it('follows an injected clock with runDue()', async () => {
     const clock = new ManualClock();
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const s = make({ target: t, clock });
     await s.scheduleAt({
       name: 'a',
@@ -123,10 +106,9 @@ describe('LocalScheduler one-off schedules', () => {
   });
 
   it('keeps schedules in the data folder across a restart', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sesame-sched-'));
-    dirs.push(dataDir);
+    const dataDir = tempDir('sesame-sched-');
     const clock = new ManualClock();
-    const first = make({ target: target().t, dataDir, clock });
+    const first = make({ target: recordingTarget().t, dataDir, clock });
     await first.scheduleAt({
       name: 'keep',
       at: new Date(clock.current.getTime() + 60_000),
@@ -142,7 +124,7 @@ describe('LocalScheduler one-off schedules', () => {
     await first.cancel('drop');
     await first.stop();
 
-    const { t, sent } = target();
+    const { t, sent } = recordingTarget();
     const second = make({ target: t, dataDir, clock });
     expect(second.list().map((x) => x.name)).toEqual(['keep']);
     clock.advance(60_000);
@@ -155,7 +137,7 @@ describe('LocalScheduler one-off schedules', () => {
 describe('LocalScheduler recurring schedules', () => {
   it('runs a rate() schedule every period with a scheduled event, and on demand', async () => {
     vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
-    const s = make({ target: target().t });
+    const s = make({ target: recordingTarget().t });
     const events: ScheduledEventLike[] = [];
     s.addRecurring(
       { name: 'domain-check', handler: 'x', expression: 'rate(5 minutes)', description: 'd' },
@@ -183,7 +165,7 @@ describe('LocalScheduler recurring schedules', () => {
 
   it('does not start timers with start: false, and keeps running after a failing run', async () => {
     vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
-    const s = make({ target: target().t });
+    const s = make({ target: recordingTarget().t });
     let runs = 0;
     s.addRecurring({ name: 'j', handler: 'x', expression: 'rate(1 minute)', description: 'd' }, async () => {
       runs++;

@@ -1,0 +1,160 @@
+/**
+ * Composition root for the local runtime (`npm start`, the integration tests): builds `Deps` from
+ * the local adapters, as `shared/composition/aws.ts` builds them from the AWS ones. The local
+ * runtime (shared/local/runtime.ts) starts the embedded database, calls `localDeps` and hands the
+ * result to the same handlers that run on AWS.
+ *
+ * - table: the store over the embedded DynamoDB's client (the same store code as on AWS);
+ * - queues, scheduler, mail, blobs: the local adapters, persisted under `dataDir` when given;
+ * - DNS: the zone file when one is set, else the system resolver;
+ * - SES identities and hosted zones: local stand-ins over that DNS and zone file;
+ * - time: one `LocalClock` (the system time, or the injected base clock, plus the advances of
+ *   `POST /_local/clock`) for every handler (`deps.clock`) and adapter; moving it forward wakes
+ *   the queue's delays and fires the schedules that fell due;
+ * - config: the environment with local defaults (`parseLocalSettings`).
+ */
+import { resolve } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SystemDns } from '../adapters/aws/dns';
+import { LocalBlobs } from '../adapters/local/blobs';
+import { LocalClock } from '../adapters/local/clock';
+import { ZoneFileDns } from '../adapters/local/dns';
+import { ZoneFileDnsZones } from '../adapters/local/dns-zones';
+import { LocalEmailIdentities } from '../adapters/local/email-identities';
+import { consoleLogger, type LocalLogger } from '../adapters/local/log';
+import { MailSink } from '../adapters/local/mail-sink';
+import { LocalQueue } from '../adapters/local/queue';
+import { LocalScheduler } from '../adapters/local/scheduler';
+import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
+import { localLinkSigningSecret } from '../local/seed';
+import { manifest, type QueueDef } from '../manifest';
+import { type Clock, type Deps, type Ids, randomIds } from '../ports';
+import { createStore } from '../store/store';
+import type { EnvSource } from './aws';
+
+/** Timings that make background work quick to observe; the defaults suit a person at a laptop. */
+export interface LocalTimings {
+  /** Wait before a failed queue message is retried, by receive count. @default 1 s doubling, max 30 s */
+  readonly retryDelayMs?: (receiveCount: number) => number;
+  /** Milliseconds per second of a queue message's `delaySeconds`. @default 1000 */
+  readonly msPerDelaySecond?: number;
+  /** Queue worker timeout. @default the queue's timeoutSeconds */
+  readonly queueInvocationTimeoutMs?: number;
+  /** How long `stop()` lets running queue batches finish; unfinished ones are delivered again next start. @default 5000 */
+  readonly stopGraceMs?: number;
+}
+
+/** For tests: retries after 10 ms, one second of queue delay lasts 10 ms, stop waits at most 1 s. */
+export const fastTimings: LocalTimings = { retryDelayMs: () => 10, msPerDelaySecond: 10, stopGraceMs: 1000 };
+
+/** `AppConfig` that the runtime may complete after start (`publicBaseUrl`, once its gateway listens). */
+export type LocalAppConfig = { -readonly [K in keyof AppConfig]: AppConfig[K] };
+
+export interface LocalSettings {
+  readonly env: Env;
+  readonly config: LocalAppConfig;
+  /** The absolute path of the DNS zone file; undefined: the system resolver. */
+  readonly dnsFile: string | undefined;
+}
+
+/**
+ * The environment with the local defaults: the table `sesame`, an upload bucket (uploads are
+ * stored locally), and a link-signing key kept in the data folder unless LINK_SIGNING_SECRET is
+ * set. The zone file is `dnsFile`, else SESAME_DNS_FILE. Fails fast as `parseEnv` does.
+ */
+export function parseLocalSettings(
+  source: EnvSource,
+  options: { dataDir?: string; dnsFile?: string } = {},
+): LocalSettings {
+  const env = parseEnv({
+    TABLE_NAME: 'sesame',
+    UPLOAD_BUCKET: 'sesame-local-uploads',
+    ...source,
+    LINK_SIGNING_SECRET: source.LINK_SIGNING_SECRET ?? localLinkSigningSecret(options.dataDir),
+  });
+  const dnsFile = options.dnsFile ?? source.SESAME_DNS_FILE;
+  return { env, config: toAppConfig(env), dnsFile: dnsFile ? resolve(dnsFile) : undefined };
+}
+
+export interface LocalDepsOptions {
+  /** The embedded database's document client. */
+  readonly db: DynamoDBDocumentClient;
+  readonly settings: LocalSettings;
+  /** Folder the adapters persist under; everything is in memory when undefined. */
+  readonly dataDir?: string;
+  /** The queues to run, with their settings. @default the manifest's */
+  readonly queues?: readonly QueueDef[];
+  /** The time before any advance. @default systemClock */
+  readonly clock?: Clock;
+  /** @default randomIds */
+  readonly ids?: Ids;
+  readonly timings?: LocalTimings;
+  /** @default console */
+  readonly logger?: LocalLogger;
+  /**
+   * Told how to stop each adapter that runs on its own (timers, running batches), in the order
+   * they are made; the caller stops them in the reverse order, also when `localDeps` throws.
+   */
+  readonly onStop: (stop: () => Promise<void>) => void;
+}
+
+/** The local `Deps`, and the adapters behind them as what they are, for the runtime to drive. */
+export interface LocalComposition {
+  readonly deps: Deps;
+  readonly queue: LocalQueue;
+  readonly scheduler: LocalScheduler;
+  readonly mailSink: MailSink;
+  readonly emailIdentities: LocalEmailIdentities;
+  readonly clock: LocalClock;
+  /** `deps.config`, completable. */
+  readonly config: LocalAppConfig;
+}
+
+/** Builds the local `Deps` over the embedded database. */
+export function localDeps(options: LocalDepsOptions): LocalComposition {
+  const { db, settings, dataDir, onStop } = options;
+  const logger = options.logger ?? consoleLogger;
+  const timings = options.timings ?? {};
+  const clock = new LocalClock({ base: options.clock, dataDir });
+
+  const queue = new LocalQueue({
+    queues: options.queues ?? manifest.queues,
+    dataDir,
+    retryDelayMs: timings.retryDelayMs,
+    msPerDelaySecond: timings.msPerDelaySecond,
+    invocationTimeoutMs: timings.queueInvocationTimeoutMs,
+    // Delays and backoffs follow the advances but keep running if an injected clock stands still.
+    clock: clock.shifted,
+    logger,
+  });
+  onStop(() => queue.stop(timings.stopGraceMs));
+  const scheduler = new LocalScheduler({ target: queue, dataDir, clock, logger });
+  onStop(() => scheduler.stop());
+  const stopFollowingClock = clock.onAdvance(async (from) => {
+    queue.wake();
+    await scheduler.advanced(from);
+  });
+  onStop(async () => stopFollowingClock());
+
+  const mailSink = new MailSink({ dataDir, clock, logger });
+  const dns = settings.dnsFile ? new ZoneFileDns(settings.dnsFile) : new SystemDns({ timeoutMs: 2000 });
+  const emailIdentities = new LocalEmailIdentities({ dns, dataDir, clock });
+  const { env, config } = settings;
+
+  const deps: Deps = {
+    store: createStore(db, env.TABLE_NAME),
+    db,
+    tableName: env.TABLE_NAME,
+    queue,
+    scheduler,
+    mailer: mailSink,
+    dns,
+    emailIdentities,
+    dnsZones: new ZoneFileDnsZones(settings.dnsFile),
+    blobs: new LocalBlobs({ dataDir }),
+    clock,
+    ids: options.ids ?? randomIds,
+    config,
+  };
+  return { deps, queue, scheduler, mailSink, emailIdentities, clock, config };
+}
