@@ -1,5 +1,6 @@
 /**
- * Counts DynamoDB request units for everything a DocumentClient sends, from the engine's own
+ * Counts DynamoDB request units for everything a DocumentClient sends (in the benchmarks, the
+ * client beneath the local runtime's store: `runtime.dynamo.db`), from the engine's own
  * ConsumedCapacity. dynalite reports the table's units only, so index writes are added here: an
  * item written with an index's keys costs that index one more write unit per KB (ALL projection),
  * as DynamoDB bills it. Failed conditional writes report nothing in dynalite; DynamoDB bills them

@@ -2,7 +2,8 @@
  * Contacts request path benchmark: latency and DynamoDB request units per request, through HTTP
  * against an in-memory local runtime. Run with `npm run bench:contacts` (optionally N=500).
  * Latency here is the local engine's, not DynamoDB's; the request units are what AWS would bill
- * (see capacity.ts for how index writes are counted).
+ * (see capacity.ts for how index writes are counted), metered on the client the runtime's store
+ * sends through.
  */
 import { startLocal } from '../shared/local/runtime';
 import { meterCapacity } from './capacity';
@@ -10,7 +11,7 @@ import { meterCapacity } from './capacity';
 const N = Number(process.env.N ?? 200);
 
 const rt = await startLocal({ port: 0, logger: { info: () => {}, warn: () => {}, error: console.error } });
-const meter = meterCapacity(rt.deps.db);
+const meter = meterCapacity(rt.dynamo.db);
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${rt.url}${path}`, {

@@ -27,9 +27,10 @@ export type RouteAuth = 'secret' | 'public' | 'none';
  * (shared/ports) and, on AWS, the rights and environment CDK gives for them (`bindUses` in
  * lib/stateless-stack.ts); a function gets nothing it does not declare.
  *
- * - `table:read`: `deps.db` reads: GetItem, BatchGetItem, Query (the table and its indexes);
- * - `table:write`: `deps.db` writes: PutItem, UpdateItem, DeleteItem, BatchWriteItem (and
- *   ConditionCheckItem, which only transactions use);
+ * - `table:read`: `deps.store` reads (get, batchGet, query, queryAll, count, page): GetItem,
+ *   BatchGetItem, Query (the table and its indexes);
+ * - `table:write`: `deps.store` writes (write, writeIf, batchDelete): PutItem, UpdateItem,
+ *   DeleteItem, BatchWriteItem (and ConditionCheckItem, which only transactions use);
  * - `queue`: `deps.queue`, sending to the manifest's queues;
  * - `scheduler`: `deps.scheduler`, one-off schedules that put a message on a queue later;
  * - `blobs`: `deps.blobs`, the objects of the upload bucket;

@@ -7,9 +7,9 @@
  * update. A chunk that runs again after a crash reuses the saved plan, so an id the first run
  * deleted (and the purge removed) still counts as a success, not as unknown.
  */
-import { failJobItem, type JobStatus } from '../jobs/status';
+import { failJobItem, type JobStatus } from '../jobs/repository';
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 import type { BulkType } from './schemas';
 
@@ -62,7 +62,7 @@ export async function createBulkJob(
     createdAt: input.createdAt,
     completedAt: null,
   };
-  await storeOf(deps).write({
+  await deps.store.write({
     put: {
       ...keys.bulkJob(input.projectId, input.jobId),
       entity: 'bulkJob',
@@ -79,7 +79,7 @@ export async function getBulkJob(
   projectId: string,
   jobId: string,
 ): Promise<BulkJob | undefined> {
-  const item = await storeOf(deps).get(keys.bulkJob(projectId, jobId), { consistent: true });
+  const item = await deps.store.get(keys.bulkJob(projectId, jobId), { consistent: true });
   if (!item || Number(item.expiresAt) * 1000 < deps.clock.now().getTime()) return undefined;
   return {
     jobId: String(item.jobId),
@@ -99,7 +99,7 @@ export async function getBulkJob(
 }
 
 export async function startBulkJob(deps: StoreDeps, job: BulkJob): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.bulkJob(job.projectId, job.jobId),
     expression: 'SET #status = :processing',
     if: '#status = :queued',
@@ -110,7 +110,7 @@ export async function startBulkJob(deps: StoreDeps, job: BulkJob): Promise<boole
 
 /** Saves the plan of the chunk at `from`, unless one is saved already; false if the job moved on. */
 export async function saveBulkPlan(deps: StoreDeps, job: BulkJob, from: number, found: readonly string[]) {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.bulkJob(job.projectId, job.jobId),
     expression: 'SET #plan = :plan',
     if: '#status = :processing AND #processed = :from AND (attribute_not_exists(#plan) OR #plan.#from <> :from)',
@@ -137,7 +137,7 @@ export async function commitBulkChunk(
     at: string;
   },
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.bulkJob(job.projectId, job.jobId),
     expression:
       'SET #processed = :next, #errors = list_append(#errors, :failures), #status = :status, completedAt = :completedAt ' +

@@ -114,11 +114,9 @@ export function awsDeps(source: EnvSource = process.env): Deps {
   const { env } = settings;
   // Region and credentials come from the Lambda environment through the SDK's default chain.
   const ses = new SESv2Client({});
-  const db = createDocumentClient(new DynamoDBClient({}));
   return {
-    store: createStore(db, env.TABLE_NAME),
-    db,
-    tableName: env.TABLE_NAME,
+    // The document client stays here: the code reaches the table only through the store.
+    store: createStore(createDocumentClient(new DynamoDBClient({})), env.TABLE_NAME),
     queue: new SqsQueue(new SQSClient({}), { queueUrls: settings.queueUrls }),
     scheduler: settings.schedulerRoleArn
       ? new EventBridgeScheduler(new SchedulerClient({}), {

@@ -77,7 +77,7 @@ export function parseLocalSettings(
 }
 
 export interface LocalDepsOptions {
-  /** The embedded database's document client. */
+  /** The embedded database's document client; the deps reach it only through their store. */
   readonly db: DynamoDBDocumentClient;
   readonly settings: LocalSettings;
   /** Folder the adapters persist under; everything is in memory when undefined. */
@@ -143,8 +143,6 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
 
   const deps: Deps = {
     store: createStore(db, env.TABLE_NAME),
-    db,
-    tableName: env.TABLE_NAME,
     queue,
     scheduler,
     mailer: mailSink,

@@ -4,7 +4,7 @@
  * Known paths are remembered per instance for a minute so steady traffic costs no extra writes.
  */
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { type DataValue, inferType } from './data';
 import { putFieldTypeIfNew } from './repository';
 
@@ -20,11 +20,10 @@ export async function recordFieldTypes(
   projectId: string,
   setPaths: readonly (readonly [string, DataValue])[],
 ): Promise<void> {
-  const store = storeOf(deps);
-  let cache = known.get(store);
+  let cache = known.get(deps.store);
   if (!cache) {
     cache = new Map();
-    known.set(store, cache);
+    known.set(deps.store, cache);
   }
   const now = deps.clock.now();
   for (const [path, value] of setPaths) {
@@ -39,7 +38,7 @@ export async function recordFieldTypes(
 
 /** Forgets cached paths (after a field is deleted, its next value infers a type anew). */
 export function forgetFieldTypes(deps: StoreDeps, projectId: string, pathPrefix: string) {
-  const cache = known.get(storeOf(deps));
+  const cache = known.get(deps.store);
   if (!cache) return;
   for (const key of cache.keys()) {
     const [pid, path] = key.split('\u0000');

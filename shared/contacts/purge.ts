@@ -14,9 +14,15 @@ import * as z from 'zod';
 import { deleteEvents } from '../events/repository';
 import { type ChunkOptions, chunkedJob } from '../jobs/chunked';
 import { defineJobMessage } from '../jobs/registry';
-import { type Key, type StoreDeps, storeOf } from '../store/store';
-import { keys } from '../table';
-import { type ContactRecord, deleteClaimIf, deleteContactItem, getContactRecord } from './repository';
+import type { StoreDeps } from '../store/store';
+import {
+  type ContactRecord,
+  contactPartitionPage,
+  deleteClaimIf,
+  deleteContactItem,
+  deleteContactPartitionItems,
+  getContactRecord,
+} from './repository';
 
 export const PURGE_CONTACT_JOB = 'contact.purge';
 
@@ -49,26 +55,10 @@ export function purgeChunks(options: ChunkOptions = {}) {
       return record && !record.deletedAt ? undefined : { record };
     },
     async process(deps, purge, m) {
-      const store = storeOf(deps);
-      const contactKey = keys.contact(m.projectId, m.contactId);
-      const page = await store.page(
-        {
-          partition: keys.contactPartition(m.projectId, m.contactId),
-          attributes: ['pk', 'sk'],
-          consistent: true,
-        },
-        { limit: options.chunkSize ?? 100 },
-      );
-      const events: Key[] = [];
-      const others: Key[] = [];
-      for (const item of page.items) {
-        const key = { pk: String(item.pk), sk: String(item.sk) };
-        if (key.sk === contactKey.sk) continue;
-        (key.sk.startsWith(keys.contactEventPrefix) ? events : others).push(key);
-      }
-      await deleteEvents(deps, m.projectId, events);
-      await store.batchDelete(others);
-      return { next: purge, items: page.items.length, done: !page.hasMore };
+      const page = await contactPartitionPage(deps, m.projectId, m.contactId, options.chunkSize ?? 100);
+      await deleteEvents(deps, m.projectId, page.events);
+      await deleteContactPartitionItems(deps, page.others);
+      return { next: purge, items: page.read, done: !page.hasMore };
     },
     async finish(deps, { record }, m) {
       if (!record) return;

@@ -12,7 +12,7 @@
  * The custom field types of a project (`FIELD#<path>`) are kept here too.
  */
 import type { EventRecord } from '../events/repository';
-import { type Item, type Key, type Query, type StoreDeps, storeOf } from '../store/store';
+import type { Item, Key, Query, StoreDeps } from '../store/store';
 import { type AccessIndex, indexEntry, keyAttributes, keys } from '../table';
 import type { ContactData, FieldType } from './data';
 
@@ -98,7 +98,7 @@ export async function getContactRecord(
   projectId: string,
   contactId: string,
 ): Promise<ContactRecord | undefined> {
-  const item = await storeOf(deps).get(keys.contact(projectId, contactId), { consistent: true });
+  const item = await deps.store.get(keys.contact(projectId, contactId), { consistent: true });
   return item ? fromItem(item) : undefined;
 }
 
@@ -116,7 +116,7 @@ export async function getClaim(
   projectId: string,
   email: string,
 ): Promise<EmailClaim | undefined> {
-  const item = await storeOf(deps).get(keys.emailClaim(projectId, email), { consistent: true });
+  const item = await deps.store.get(keys.emailClaim(projectId, email), { consistent: true });
   return item ? claimOf(item) : undefined;
 }
 
@@ -127,7 +127,7 @@ async function readAll<T>(
   indexOf: (item: Item) => string,
   map: (item: Item) => T,
 ): Promise<Map<string, T>> {
-  const items = await storeOf(deps).batchGet(itemKeys, { consistent: true });
+  const items = await deps.store.batchGet(itemKeys, { consistent: true });
   return new Map(items.map((item) => [indexOf(item), map(item)]));
 }
 
@@ -175,7 +175,7 @@ export async function putClaim(
   contactId: string,
   options: { pendingUntil?: string; origin?: string } = {},
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     put: {
       ...keys.emailClaim(projectId, email),
       entity: 'emailClaim',
@@ -196,7 +196,7 @@ export async function tagClaim(
   contactId: string,
   origin: string,
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.emailClaim(projectId, emailLower),
     expression: 'SET origin = :o',
     if: 'contactId = :id AND attribute_not_exists(origin)',
@@ -206,7 +206,7 @@ export async function tagClaim(
 
 /** Removes a claim only if it still points at `contactId`. */
 export async function deleteClaimIf(deps: StoreDeps, projectId: string, email: string, contactId: string) {
-  await storeOf(deps).writeIf({
+  await deps.store.writeIf({
     delete: keys.emailClaim(projectId, email),
     if: 'contactId = :id',
     values: { ':id': contactId },
@@ -215,7 +215,7 @@ export async function deleteClaimIf(deps: StoreDeps, projectId: string, email: s
 
 /** Creates the contact item; false when an item with that id exists already. */
 export async function putNewContact(deps: StoreDeps, projectId: string, c: ContactRecord): Promise<boolean> {
-  return storeOf(deps).writeIf({ put: toItem(projectId, c), if: 'attribute_not_exists(pk)' });
+  return deps.store.writeIf({ put: toItem(projectId, c), if: 'attribute_not_exists(pk)' });
 }
 
 /** Replaces the contact if nobody changed it since `expectedVersion`; false otherwise. */
@@ -225,7 +225,7 @@ export async function replaceContact(
   c: ContactRecord,
   expectedVersion: number,
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     put: toItem(projectId, c),
     if: 'version = :v AND attribute_not_exists(deletedAt)',
     values: { ':v': expectedVersion },
@@ -238,7 +238,7 @@ export async function tombstoneContact(deps: StoreDeps, projectId: string, conta
     const { partitionKey, sortKey } = keyAttributes(index);
     return [partitionKey, sortKey];
   });
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.contact(projectId, contactId),
     expression: `SET deletedAt = :at, version = version + :one REMOVE ${indexAttributes.join(', ')}`,
     if: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
@@ -247,7 +247,48 @@ export async function tombstoneContact(deps: StoreDeps, projectId: string, conta
 }
 
 export async function deleteContactItem(deps: StoreDeps, projectId: string, contactId: string) {
-  await storeOf(deps).write({ delete: keys.contact(projectId, contactId) });
+  await deps.store.write({ delete: keys.contact(projectId, contactId) });
+}
+
+/** The keys a page of a contact's partition holds besides the contact item, by kind. */
+export interface ContactPartitionPage {
+  /** The contact's events (deleted through the events module, which keeps the counters). */
+  readonly events: Key[];
+  /** Anything else keyed to the contact. */
+  readonly others: Key[];
+  /** Items the page read, the contact item included. */
+  readonly read: number;
+  readonly hasMore: boolean;
+}
+
+/**
+ * Up to `limit` items of a contact's partition from its start, read consistently (so what was
+ * deleted since is gone): what a purge deletes a chunk at a time.
+ */
+export async function contactPartitionPage(
+  deps: StoreDeps,
+  projectId: string,
+  contactId: string,
+  limit: number,
+): Promise<ContactPartitionPage> {
+  const contactKey = keys.contact(projectId, contactId);
+  const page = await deps.store.page(
+    { partition: keys.contactPartition(projectId, contactId), attributes: ['pk', 'sk'], consistent: true },
+    { limit },
+  );
+  const events: Key[] = [];
+  const others: Key[] = [];
+  for (const item of page.items) {
+    const key = { pk: String(item.pk), sk: String(item.sk) };
+    if (key.sk === contactKey.sk) continue;
+    (key.sk.startsWith(keys.contactEventPrefix) ? events : others).push(key);
+  }
+  return { events, others, read: page.items.length, hasMore: page.hasMore };
+}
+
+/** Deletes items of a contact's partition that `contactPartitionPage` listed as `others`. */
+export async function deleteContactPartitionItems(deps: StoreDeps, items: readonly Key[]): Promise<void> {
+  await deps.store.batchDelete(items);
 }
 
 /** Which contacts a list reads: its order, and the filters applied to what the index holds. */
@@ -285,7 +326,7 @@ export async function listContactPage(
   projectId: string,
   q: ContactFilter & { readonly dir: 'asc' | 'desc'; readonly limit: number; readonly cursor?: string },
 ): Promise<{ records: ContactRecord[]; cursor: string; hasMore: boolean }> {
-  const page = await storeOf(deps).page(contactsQuery(projectId, q), {
+  const page = await deps.store.page(contactsQuery(projectId, q), {
     limit: q.limit,
     cursor: q.cursor,
     forward: q.dir === 'asc',
@@ -296,12 +337,12 @@ export async function listContactPage(
 
 /** How many live contacts the filter keeps: reads the project's whole contact index. */
 export async function countContacts(deps: StoreDeps, projectId: string, f: ContactFilter): Promise<number> {
-  return storeOf(deps).count(contactsQuery(projectId, f));
+  return deps.store.count(contactsQuery(projectId, f));
 }
 
 /** Every live contact of the project, oldest first (background work and dashboard reads). */
 export async function* allContacts(deps: StoreDeps, projectId: string): AsyncGenerator<ContactRecord> {
-  for await (const item of storeOf(deps).queryAll(contactsQuery(projectId, { order: 'createdAt' }))) {
+  for await (const item of deps.store.queryAll(contactsQuery(projectId, { order: 'createdAt' }))) {
     yield fromItem(item);
   }
 }
@@ -314,7 +355,7 @@ export interface FieldTypeRecord {
 
 /** Stores a field's type unless the project has one for that path already (the first type wins). */
 export async function putFieldTypeIfNew(deps: StoreDeps, projectId: string, record: FieldTypeRecord) {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     put: { ...keys.field(projectId, record.path), entity: 'field', ...record },
     if: 'attribute_not_exists(pk)',
   });
@@ -323,12 +364,12 @@ export async function putFieldTypeIfNew(deps: StoreDeps, projectId: string, reco
 export async function listFieldTypes(deps: StoreDeps, projectId: string): Promise<FieldTypeRecord[]> {
   const out: FieldTypeRecord[] = [];
   const query = { partition: keys.projectPartition(projectId), sort: { beginsWith: keys.fieldPrefix } };
-  for await (const item of storeOf(deps).queryAll(query)) {
+  for await (const item of deps.store.queryAll(query)) {
     out.push({ path: String(item.path), type: item.type as FieldType, createdAt: String(item.createdAt) });
   }
   return out;
 }
 
 export async function deleteFieldType(deps: StoreDeps, projectId: string, path: string): Promise<void> {
-  await storeOf(deps).write({ delete: keys.field(projectId, path) });
+  await deps.store.write({ delete: keys.field(projectId, path) });
 }

@@ -1,7 +1,7 @@
 /** Input schemas of the contact endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod';
 import { flatBadRequest } from '../errors';
-import { parse } from '../http/validation';
+import { pageLimitQuery, parse } from '../http/validation';
 
 export const emailSchema = z
   .string()
@@ -51,14 +51,7 @@ const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const listContactsQuerySchema = z
   .object({
-    limit: z
-      .string()
-      .regex(/^\d+$/, { message: 'limit must be a positive integer' })
-      .transform(Number)
-      .pipe(z.number().int().min(1, { message: 'limit must be at least 1' }))
-      .transform((n) => Math.min(n, 100))
-      .optional()
-      .transform((n) => n ?? 20),
+    limit: pageLimitQuery,
     cursor: z.string().max(2048).optional(),
     search: z.string().trim().max(254).optional(),
     subscribed: booleanQuery.optional(),

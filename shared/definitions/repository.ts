@@ -4,7 +4,7 @@
  * it (`WORKFLOW#<id>#STEP#<stepId>`). Only this module knows those keys. Nothing writes them here
  * yet; the usage reports of fields, events and templates read them.
  */
-import { type Item, type StoreDeps, storeOf } from '../store/store';
+import type { Item, StoreDeps } from '../store/store';
 import { keys } from '../table';
 
 export type DefinitionKind = keyof typeof keys.definitionPrefixes;
@@ -28,7 +28,7 @@ export async function* definitionItems(
 ): AsyncGenerator<DefinitionItem> {
   const prefix = keys.definitionPrefixes[kind];
   const query = { partition: keys.projectPartition(projectId), sort: { beginsWith: prefix } };
-  for await (const item of storeOf(deps).queryAll(query)) {
+  for await (const item of deps.store.queryAll(query)) {
     const [id = '', ...path] = String(item.sk).slice(prefix.length).split('#');
     yield { id, path, item };
   }

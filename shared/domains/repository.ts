@@ -14,7 +14,7 @@
  * project holds no domain of that name is stale once older than any request can run.
  */
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { indexEntry, keys } from '../table';
 
 export type DomainStatus = 'PENDING' | 'VERIFIED' | 'FAILED';
@@ -110,7 +110,7 @@ export async function getDomainByName(
   projectId: string,
   name: string,
 ): Promise<Domain | undefined> {
-  const item = await storeOf(deps).get(keys.domain(projectId, name.toLowerCase()), { consistent: true });
+  const item = await deps.store.get(keys.domain(projectId, name.toLowerCase()), { consistent: true });
   return item ? fromItem(item) : undefined;
 }
 
@@ -120,7 +120,7 @@ export async function getDomainById(
   projectId: string,
   domainId: string,
 ): Promise<Domain | undefined> {
-  const pointer = await storeOf(deps).get(keys.domainId(projectId, domainId), { consistent: true });
+  const pointer = await deps.store.get(keys.domainId(projectId, domainId), { consistent: true });
   const name = pointer?.domain;
   if (typeof name !== 'string') return undefined;
   const domain = await getDomainByName(deps, projectId, name);
@@ -131,7 +131,7 @@ export async function getDomainById(
 /** Every domain of a project, oldest first. */
 export async function listDomains(deps: StoreDeps, projectId: string): Promise<Domain[]> {
   const domains: Domain[] = [];
-  for await (const item of storeOf(deps).queryAll({
+  for await (const item of deps.store.queryAll({
     partition: keys.projectPartition(projectId),
     sort: { beginsWith: keys.domainPrefix },
     // A domain just added or checked shows at once (a project has a handful: cheap).
@@ -144,31 +144,31 @@ export async function listDomains(deps: StoreDeps, projectId: string): Promise<D
 
 /** Writes the pointer from the domain's id to its name (before the domain itself). */
 export async function putDomainPointer(deps: StoreDeps, domain: Pick<Domain, 'projectId' | 'id' | 'domain'>) {
-  await storeOf(deps).write({
+  await deps.store.write({
     put: { ...keys.domainId(domain.projectId, domain.id), domain: domain.domain },
   });
 }
 
 /** Stores a new domain; false when the project already has one of that name. */
 export function insertDomain(deps: StoreDeps, domain: Domain): Promise<boolean> {
-  return storeOf(deps).writeIf({ put: toItem(domain), if: 'attribute_not_exists(pk)' });
+  return deps.store.writeIf({ put: toItem(domain), if: 'attribute_not_exists(pk)' });
 }
 
 /** Stores a checked domain; false when it was deleted (or replaced) meanwhile, which is not undone. */
 export function saveDomain(deps: StoreDeps, domain: Domain): Promise<boolean> {
-  return storeOf(deps).writeIf({ put: toItem(domain), if: 'id = :id', values: { ':id': domain.id } });
+  return deps.store.writeIf({ put: toItem(domain), if: 'id = :id', values: { ':id': domain.id } });
 }
 
 /** Deletes the domain (only that id) and then its pointer; false when it was already gone. */
 export async function deleteDomainItems(deps: StoreDeps, domain: Domain): Promise<boolean> {
-  const deleted = await storeOf(deps).writeIf({
+  const deleted = await deps.store.writeIf({
     delete: keys.domain(domain.projectId, domain.domain),
     if: 'id = :id',
     values: { ':id': domain.id },
   });
   if (!deleted) return false;
   await releaseClaim(deps, domain.domain, domain.projectId);
-  await storeOf(deps).write({ delete: keys.domainId(domain.projectId, domain.id) });
+  await deps.store.write({ delete: keys.domainId(domain.projectId, domain.id) });
   return true;
 }
 
@@ -178,11 +178,11 @@ export async function deleteDomainItems(deps: StoreDeps, domain: Domain): Promis
  */
 export async function putDomain(deps: StoreDeps, domain: Domain): Promise<void> {
   await putDomainPointer(deps, domain);
-  await storeOf(deps).write({ put: toItem(domain) });
+  await deps.store.write({ put: toItem(domain) });
 }
 
 export async function getClaim(deps: StoreDeps, name: string): Promise<DomainClaim | undefined> {
-  const item = await storeOf(deps).get(keys.domainClaim(name), { consistent: true });
+  const item = await deps.store.get(keys.domainClaim(name), { consistent: true });
   if (!item) return undefined;
   const { projectId, ownsIdentity, claimedAt } = item;
   return {
@@ -199,7 +199,7 @@ export async function getClaim(deps: StoreDeps, name: string): Promise<DomainCla
  * false otherwise.
  */
 export function putClaim(deps: StoreDeps, claim: DomainClaim, replacing?: DomainClaim): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     put: {
       ...keys.domainClaim(claim.name),
       projectId: claim.projectId,
@@ -217,7 +217,7 @@ export function putClaim(deps: StoreDeps, claim: DomainClaim, replacing?: Domain
 
 /** Releases the project's claim of a name (a claim held by another project is left alone). */
 export async function releaseClaim(deps: StoreDeps, name: string, projectId: string): Promise<void> {
-  await storeOf(deps).writeIf({
+  await deps.store.writeIf({
     delete: keys.domainClaim(name),
     if: 'projectId = :me',
     values: { ':me': projectId },
@@ -229,7 +229,7 @@ export async function listPendingDomains(
   deps: StoreDeps,
   options: { limit: number; cursor?: string },
 ): Promise<{ domains: Domain[]; cursor: string }> {
-  const out = await storeOf(deps).query(
+  const out = await deps.store.query(
     { index: 'pendingDomains', partition: keys.pendingDomainsIndex },
     { limit: options.limit, cursor: options.cursor },
   );

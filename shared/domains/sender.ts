@@ -8,7 +8,7 @@ import type { Deps } from '../ports';
 import { getDomainByName } from './repository';
 
 export async function requireVerifiedSenderDomain(
-  deps: Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'ids'>,
   projectId: string,
   fromEmail: string,
 ): Promise<void> {

@@ -9,7 +9,7 @@
  * write and the counter writes leaves a count one low; deleting events by name reconciles that
  * name's count exactly (see `reconcileNameCount`).
  */
-import { type Item, type Key, type Page, type StoreDeps, storeOf } from '../store/store';
+import type { Item, Key, Page, StoreDeps } from '../store/store';
 import { indexEntry, keys } from '../table';
 
 export interface EventRecord {
@@ -58,7 +58,7 @@ export const hourOf = (iso: string) => iso.slice(0, 13);
  * (`emit.ts`), which calls this and hands the event to its listeners.
  */
 export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boolean> {
-  const isNew = await storeOf(deps).writeIf({ put: eventItem(event), if: 'attribute_not_exists(pk)' });
+  const isNew = await deps.store.writeIf({ put: eventItem(event), if: 'attribute_not_exists(pk)' });
   if (!isNew) return false;
   await Promise.all([
     bumpName(deps, event.projectId, event.name, 1, event.createdAt),
@@ -70,11 +70,11 @@ export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boo
 /** Whether this very event (same id and time) is stored: one strongly consistent read. */
 export async function eventStored(deps: StoreDeps, event: EventRecord): Promise<boolean> {
   const key = keys.contactEvent(event.projectId, event.contactId, event.createdAt, event.id);
-  return (await storeOf(deps).get(key, { consistent: true })) !== undefined;
+  return (await deps.store.get(key, { consistent: true })) !== undefined;
 }
 
 async function bumpName(deps: StoreDeps, projectId: string, name: string, by: number, at: string) {
-  await storeOf(deps).write({
+  await deps.store.write({
     update: keys.eventName(projectId, name),
     expression:
       'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :at), lastSeenAt = :at ADD #count :by',
@@ -85,7 +85,7 @@ async function bumpName(deps: StoreDeps, projectId: string, name: string, by: nu
 
 async function bumpHour(deps: StoreDeps, projectId: string, hour: string, by: number) {
   const expiresAt = Math.floor(Date.parse(`${hour}:00:00.000Z`) / 1000) + HOUR_BUCKET_TTL_SECONDS;
-  await storeOf(deps).write({
+  await deps.store.write({
     update: keys.eventHour(projectId, hour),
     expression: 'SET entity = :entity, expiresAt = :exp ADD #count :by',
     names: { '#count': 'count' },
@@ -110,7 +110,7 @@ const fromNameItem = (item: Item): EventNameRecord => ({
 /** Every event name of the project with its count (one query over the registry partition). */
 export async function listEventNames(deps: StoreDeps, projectId: string): Promise<EventNameRecord[]> {
   const out: EventNameRecord[] = [];
-  for await (const item of storeOf(deps).queryAll({ partition: keys.eventNamesPartition(projectId) })) {
+  for await (const item of deps.store.queryAll({ partition: keys.eventNamesPartition(projectId) })) {
     const record = fromNameItem(item);
     if (record.count > 0) out.push(record);
   }
@@ -122,7 +122,7 @@ export async function getEventName(
   projectId: string,
   name: string,
 ): Promise<EventNameRecord | undefined> {
-  const item = await storeOf(deps).get(keys.eventName(projectId, name), { consistent: true });
+  const item = await deps.store.get(keys.eventName(projectId, name), { consistent: true });
   return item ? fromNameItem(item) : undefined;
 }
 
@@ -138,7 +138,7 @@ export async function hourlyCounts(
     partition: keys.eventHoursPartition(projectId),
     sort: { between: [fromHour, toHour] },
   } as const;
-  for await (const item of storeOf(deps).queryAll(query)) {
+  for await (const item of deps.store.queryAll(query)) {
     counts.set(String(item.sk), Number(item.count ?? 0));
   }
   return counts;
@@ -146,7 +146,7 @@ export async function hourlyCounts(
 
 /** Whether any event of this name exists (one indexed read of at most one item). */
 export async function anyEventNamed(deps: StoreDeps, projectId: string, name: string): Promise<boolean> {
-  const out = await storeOf(deps).query(
+  const out = await deps.store.query(
     { index: 'eventsByName', partition: keys.eventNameIndex(projectId, name) },
     { limit: 1 },
   );
@@ -166,7 +166,7 @@ export async function deleteEvents(
   for (let i = 0; i < items.length; i += 25) {
     const chunk = items.slice(i, i + 25);
     const results = await Promise.all(
-      chunk.map((item) => storeOf(deps).write({ delete: { pk: item.pk, sk: item.sk }, returnOld: true })),
+      chunk.map((item) => deps.store.write({ delete: { pk: item.pk, sk: item.sk }, returnOld: true })),
     );
     for (const old of results) if (old) deleted.push(fromEventItem(old));
   }
@@ -185,7 +185,7 @@ export async function deleteEvents(
 
 /** Lowers a name's count without creating a registry item for a name that has none. */
 async function lowerName(deps: StoreDeps, projectId: string, name: string, by: number) {
-  await storeOf(deps).writeIf({
+  await deps.store.writeIf({
     update: keys.eventName(projectId, name),
     expression: 'ADD #count :by',
     if: 'attribute_exists(pk)',
@@ -208,13 +208,13 @@ export async function reconcileNameCount(deps: StoreDeps, projectId: string, nam
     if (actual === 0 && !before) return 0;
     const written =
       actual === 0
-        ? await storeOf(deps).writeIf({
+        ? await deps.store.writeIf({
             delete: key,
             if: '#count = :seen',
             names: { '#count': 'count' },
             values: expected,
           })
-        : await storeOf(deps).writeIf({
+        : await deps.store.writeIf({
             update: key,
             expression: 'SET #count = :actual, #name = :name, entity = :entity',
             if: before ? '#count = :seen' : 'attribute_not_exists(pk)',
@@ -227,7 +227,7 @@ export async function reconcileNameCount(deps: StoreDeps, projectId: string, nam
 }
 
 async function countEventsNamed(deps: StoreDeps, projectId: string, name: string): Promise<number> {
-  return storeOf(deps).count({ index: 'eventsByName', partition: keys.eventNameIndex(projectId, name) });
+  return deps.store.count({ index: 'eventsByName', partition: keys.eventNameIndex(projectId, name) });
 }
 
 /** A page of the project's events, newest first; with `name`, of that name only. */
@@ -236,7 +236,7 @@ export async function listEventsPage(
   projectId: string,
   q: { limit: number; cursor?: string; name?: string },
 ): Promise<{ events: EventRecord[]; cursor: string; hasMore: boolean }> {
-  const page = await storeOf(deps).page(
+  const page = await deps.store.page(
     q.name === undefined
       ? { index: 'eventsByTime', partition: keys.eventsIndex(projectId) }
       : { index: 'eventsByName', partition: keys.eventNameIndex(projectId, q.name) },
@@ -257,7 +257,7 @@ export async function listContactEventsPage(
   contactId: string,
   q: { limit: number; cursor?: string },
 ): Promise<{ events: EventRecord[]; cursor: string; hasMore: boolean }> {
-  const page = await storeOf(deps).page(contactEvents(projectId, contactId), {
+  const page = await deps.store.page(contactEvents(projectId, contactId), {
     limit: q.limit,
     cursor: q.cursor,
     forward: false,
@@ -273,7 +273,7 @@ const eventsOf = (page: Page) => ({
 
 /** How many events a contact has (reads them all). */
 export async function countContactEvents(deps: StoreDeps, projectId: string, contactId: string) {
-  return storeOf(deps).count(contactEvents(projectId, contactId));
+  return deps.store.count(contactEvents(projectId, contactId));
 }
 
 /**
@@ -286,7 +286,7 @@ export async function eventKeysNamed(
   name: string,
   q: { before: string; limit: number; cursor?: string },
 ): Promise<{ keys: Key[]; cursor: string }> {
-  const out = await storeOf(deps).query(
+  const out = await deps.store.query(
     {
       index: 'eventsByName',
       partition: keys.eventNameIndex(projectId, name),

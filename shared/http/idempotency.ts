@@ -22,8 +22,18 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AppError, conflict } from '../errors';
 import { defaults, manifest } from '../manifest';
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
-import { keys } from '../table';
+import type { StoreDeps } from '../store/store';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyClaim,
+  getIdempotencyRecord,
+  giveUpIdempotencyLease,
+  type IdempotencyRecord,
+  type IdempotencyRef,
+  type RememberedRequest,
+  releaseIdempotencyKey,
+  takeOverIdempotencyClaim,
+} from './repository';
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 /** Largest response kept with a key (JSON bytes); a larger one is remembered without it. */
@@ -63,28 +73,6 @@ export interface Claim {
    * long work checks it between steps and stops (on AWS the function's timeout ends it anyway).
    */
   held(): boolean;
-}
-
-/** What is echoed back as `originalRequest` on reuse. */
-export interface RememberedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly bodySha256: string;
-}
-
-interface IdemItem {
-  readonly key: string;
-  readonly state: 'running' | 'completed';
-  readonly claimId: string;
-  /** Changes with every attempt; only the holder of the current token may finish or release. */
-  readonly leaseToken: string;
-  /** Epoch seconds. */
-  readonly leaseUntil: number;
-  readonly request: RememberedRequest;
-  readonly requestedAt: string;
-  readonly statusCode?: number;
-  readonly response?: unknown;
-  readonly expiresAt: number;
 }
 
 /** A claim's lease in a route group: its Lambda timeout, after which the request cannot still run. */
@@ -167,13 +155,13 @@ export async function withIdempotency<T extends { statusCode: number; body?: unk
 ): Promise<T> {
   const key = validateIdempotencyKey(req.key);
   if (key === undefined) return fn(undefined);
-  const itemKey = keys.idempotency(req.projectId, req.scope, key);
+  const ref: IdempotencyRef = { projectId: req.projectId, scope: req.scope, key };
   const remembered: RememberedRequest = {
     method: req.request.method,
     path: req.request.path,
     bodySha256: bodyHash(req.request.body),
   };
-  const { claim, leaseToken } = await acquire(deps, itemKey, key, remembered, req.leaseSeconds);
+  const { claim, leaseToken } = await acquire(deps, ref, remembered, req.leaseSeconds);
 
   let result: T;
   try {
@@ -181,23 +169,22 @@ export async function withIdempotency<T extends { statusCode: number; body?: unk
   } catch (error) {
     // A refusal before any lasting work frees the key; anything else may have stopped part
     // way, so the claim stays for a retry to resume, with its lease given up.
-    if (error instanceof AppError && !claim.started) await release(deps, itemKey, leaseToken);
-    else await giveUpLease(deps, itemKey, leaseToken);
+    if (error instanceof AppError && !claim.started) await releaseIdempotencyKey(deps, ref, leaseToken);
+    else await giveUpIdempotencyLease(deps, ref, leaseToken);
     throw error;
   }
   if (result.statusCode >= 400) {
-    if (claim.started) await giveUpLease(deps, itemKey, leaseToken);
-    else await release(deps, itemKey, leaseToken);
+    if (claim.started) await giveUpIdempotencyLease(deps, ref, leaseToken);
+    else await releaseIdempotencyKey(deps, ref, leaseToken);
     return result;
   }
-  await complete(deps, itemKey, leaseToken, result);
+  await complete(deps, ref, leaseToken, result);
   return result;
 }
 
 async function acquire(
   deps: IdemDeps,
-  itemKey: { pk: string; sk: string },
-  key: string,
+  ref: IdempotencyRef,
   request: RememberedRequest,
   leaseSeconds: number,
 ): Promise<{ claim: ReturnType<typeof claimOf>; leaseToken: string }> {
@@ -205,8 +192,8 @@ async function acquire(
   const nowSec = Math.floor(now.getTime() / 1000);
   const leaseToken = randomUUID();
   const leaseUntil = nowSec + leaseSeconds;
-  const fresh: IdemItem = {
-    key,
+  const fresh: IdempotencyRecord = {
+    key: ref.key,
     state: 'running',
     claimId: randomUUID(),
     leaseToken,
@@ -215,72 +202,37 @@ async function acquire(
     requestedAt: now.toISOString(),
     expiresAt: nowSec + deps.config.idempotencyTtlSeconds,
   };
-  const claimed = await storeOf(deps).writeIf({
-    put: { ...itemKey, entity: 'idempotency', ...fresh },
-    // An expired record that TTL has not removed yet counts as free.
-    if: 'attribute_not_exists(pk) OR expiresAt < :now',
-    values: { ':now': nowSec },
-  });
+  const claimed = await claimIdempotencyKey(deps, ref, fresh, nowSec);
   if (claimed)
     return { claim: claimOf(deps, fresh.claimId, false, fresh.requestedAt, leaseUntil), leaseToken };
 
-  const existing = await read(deps, itemKey);
+  const existing = await getIdempotencyRecord(deps, ref);
   if (existing && existing.state === 'running' && existing.leaseUntil < nowSec) {
     // Abandoned: the same request resumes the claim; another one takes the key afresh.
     const resume = existing.request.bodySha256 === request.bodySha256;
     const claimId = resume ? existing.claimId : fresh.claimId;
     const requestedAt = resume ? existing.requestedAt : fresh.requestedAt;
-    const taken = await storeOf(deps).writeIf({
-      update: itemKey,
-      expression:
-        'SET claimId = :claim, leaseToken = :token, leaseUntil = :lease, #request = :request, requestedAt = :at',
-      if: '#state = :running AND leaseToken = :old AND leaseUntil < :now',
-      names: { '#state': 'state', '#request': 'request' },
-      values: {
-        ':claim': claimId,
-        ':token': leaseToken,
-        ':lease': leaseUntil,
-        ':request': request,
-        ':at': requestedAt,
-        ':running': 'running',
-        ':old': existing.leaseToken,
-        ':now': nowSec,
-      },
-    });
+    const taken = await takeOverIdempotencyClaim(
+      deps,
+      ref,
+      { claimId, leaseToken, leaseUntil, request, requestedAt },
+      { oldToken: existing.leaseToken, nowSec },
+    );
     if (taken) return { claim: claimOf(deps, claimId, resume, requestedAt, leaseUntil), leaseToken };
     // Another retry took it over first.
-    throw reuseError(await read(deps, itemKey), key);
+    throw reuseError(await getIdempotencyRecord(deps, ref), ref.key);
   }
-  throw reuseError(existing, key);
-}
-
-async function read(deps: IdemDeps, itemKey: { pk: string; sk: string }): Promise<IdemItem | undefined> {
-  return (await storeOf(deps).get(itemKey, { consistent: true })) as IdemItem | undefined;
+  throw reuseError(existing, ref.key);
 }
 
 async function complete<T extends { statusCode: number; body?: unknown }>(
   deps: IdemDeps,
-  itemKey: { pk: string; sk: string },
+  ref: IdempotencyRef,
   leaseToken: string,
   result: T,
 ): Promise<void> {
-  const response = storableResponse(result.body);
   // False when a retry took the claim over after this attempt's lease ran out; it records the outcome.
-  await storeOf(deps).writeIf({
-    update: itemKey,
-    expression: `SET #state = :done, statusCode = :code${response === undefined ? '' : ', #response = :response'}`,
-    if: 'leaseToken = :token',
-    names: {
-      '#state': 'state',
-      ...(response === undefined ? {} : { '#response': 'response' }),
-    },
-    values: {
-      ':done': 'completed',
-      ':code': result.statusCode,
-      ':token': leaseToken,
-      ...(response === undefined ? {} : { ':response': response }),
-    },
-  });
+  await completeIdempotencyClaim(deps, ref, leaseToken, result.statusCode, storableResponse(result.body));
 }
 
 /** The response body as JSON, when it is small enough to keep with the key. */
@@ -294,25 +246,7 @@ function storableResponse(body: unknown): unknown {
   }
 }
 
-// Both conditional on this attempt's token: a retry that took the claim over is left alone.
-async function release(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
-  await storeOf(deps).writeIf({
-    delete: itemKey,
-    if: 'leaseToken = :token',
-    values: { ':token': leaseToken },
-  });
-}
-
-async function giveUpLease(deps: IdemDeps, itemKey: { pk: string; sk: string }, leaseToken: string) {
-  await storeOf(deps).writeIf({
-    update: itemKey,
-    expression: 'SET leaseUntil = :zero',
-    if: 'leaseToken = :token',
-    values: { ':zero': 0, ':token': leaseToken },
-  });
-}
-
-function reuseError(item: IdemItem | undefined, key: string): AppError {
+function reuseError(item: IdempotencyRecord | undefined, key: string): AppError {
   const completed = item?.state === 'completed';
   return conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key has already been used', {
     key,

@@ -7,11 +7,11 @@
  * Correct code never notices: the ports it declares are the very same objects.
  *
  * A use is checked when code calls a port's method (holding or passing a port is free); the
- * table's two halves are told apart by the command sent.
+ * table's two halves are told apart by the store request made (`tableUses`).
  */
-import { BatchGetCommand, GetCommand, QueryCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
 import { type FunctionKind, functionUses, manifest, type PortUse } from '../manifest';
 import type { Deps } from '../ports';
+import { type Store, type StoreRequests, storeOver } from '../store/store';
 
 /** Thrown when code uses a port its function does not declare. */
 export class UndeclaredPortError extends Error {
@@ -26,8 +26,16 @@ export interface ScopeOptions {
   readonly onUse?: (use: PortUse) => void;
 }
 
-/** DocumentClient commands that only read; every other command counts as a write. */
-const READ_COMMANDS = [GetCommand, BatchGetCommand, QueryCommand, TransactGetCommand];
+/** What each store request uses of the table (`writeIf` and `page` are made of `write` and `query`). */
+const tableUses: Readonly<Record<keyof StoreRequests, PortUse>> = {
+  get: 'table:read',
+  batchGet: 'table:read',
+  query: 'table:read',
+  queryAll: 'table:read',
+  count: 'table:read',
+  write: 'table:write',
+  batchDelete: 'table:write',
+};
 
 /** `deps` with every port that `owner` (e.g. `route group contacts`) does not declare refused. */
 export function scopeDeps(
@@ -67,15 +75,29 @@ export function scopeDeps(
   const emailIdentitiesRead = declared.has('manage-sender-domains')
     ? 'manage-sender-domains'
     : 'check-sender-domains';
+  /** The store with each request checked; its own operations are made of the checked requests. */
+  const guardStore = (store: Store): Store => {
+    // An absent store (a test's partial deps) stays absent.
+    if (typeof store !== 'object' || store === null) return store;
+    if (!options.onUse && declared.has('table:read') && declared.has('table:write')) return store;
+    const checked = <K extends keyof StoreRequests>(request: K): StoreRequests[K] =>
+      ((...args: unknown[]) => {
+        check(tableUses[request], `deps.store.${request}`);
+        return (store[request] as (...a: unknown[]) => unknown).apply(store, args);
+      }) as StoreRequests[K];
+    return storeOver({
+      get: checked('get'),
+      batchGet: checked('batchGet'),
+      query: checked('query'),
+      queryAll: checked('queryAll'),
+      count: checked('count'),
+      write: checked('write'),
+      batchDelete: checked('batchDelete'),
+    });
+  };
   return {
     ...deps,
-    db: guard(
-      'db',
-      deps.db,
-      (method, [command]) =>
-        method === 'send' && READ_COMMANDS.some((c) => command instanceof c) ? 'table:read' : 'table:write',
-      ['table:read', 'table:write'],
-    ),
+    store: guardStore(deps.store),
     queue: guard('queue', deps.queue, only('queue'), ['queue']),
     scheduler: guard('scheduler', deps.scheduler, only('scheduler'), ['scheduler']),
     mailer: guard('mailer', deps.mailer, only('mailer'), ['mailer']),

@@ -5,8 +5,8 @@
  */
 import { AppError } from '../errors';
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
-import { keys } from '../table';
+import type { StoreDeps } from '../store/store';
+import { countInRateWindow } from './repository';
 
 export interface RateLimitState {
   readonly limit: number;
@@ -30,14 +30,7 @@ export async function consumeRateLimit(
   const window = Math.floor(nowMs / 60_000);
   const reset = Math.max(1, Math.ceil(((window + 1) * 60_000 - nowMs) / 1000));
   const limit = deps.config.rateLimitPerMinute;
-  const updated = await storeOf(deps).write({
-    update: keys.rateWindow(projectId, window),
-    expression: 'ADD #count :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-    names: { '#count': 'count' },
-    values: { ':one': 1, ':exp': (window + 2) * 60 },
-    returnNew: true,
-  });
-  const count = Number(updated?.count ?? 1);
+  const count = await countInRateWindow(deps, projectId, window, (window + 2) * 60);
   const state: RateLimitState = { limit, remaining: Math.max(0, limit - count), reset };
   if (count > limit) {
     throw new AppError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit of ${limit} requests per minute exceeded`, {

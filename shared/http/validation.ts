@@ -1,5 +1,8 @@
-/** zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else. */
-import type * as z from 'zod';
+/**
+ * zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else; and
+ * the query parameters that lists share.
+ */
+import * as z from 'zod';
 import { type FieldIssue, validationError } from '../errors';
 
 /** zod 4 renamed some issue codes; the spec names the zod 3 ones. */
@@ -39,3 +42,14 @@ export function parse<S extends z.ZodType>(
   if (!result.success) throw validationError(toFieldIssues(result.error, prefix));
   return result.data;
 }
+
+/** A list's `limit` query parameter: a positive integer, 20 when absent. */
+export const pageLimitQuery = z
+  .string()
+  .regex(/^\d+$/, { message: 'limit must be a positive integer' })
+  .transform(Number)
+  .pipe(z.number().int().min(1, { message: 'limit must be at least 1' }))
+  // The spec clamps larger page sizes to 100 rather than refusing them.
+  .transform((n) => Math.min(n, 100))
+  .optional()
+  .transform((n) => n ?? 20);

@@ -6,9 +6,9 @@
  * chunk, so a chunk's counts are added exactly once however often the chunk runs: a second
  * runner of the same chunk finds the checkpoint moved and stops.
  */
-import { failJobItem, type JobStatus } from '../jobs/status';
+import { failJobItem, type JobStatus } from '../jobs/repository';
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 
 export type ImportStatus = JobStatus;
@@ -69,7 +69,7 @@ export async function createImportJob(
     createdAt: input.createdAt,
     completedAt: null,
   };
-  await storeOf(deps).write({
+  await deps.store.write({
     put: {
       ...keys.importJob(input.projectId, input.jobId),
       entity: 'importJob',
@@ -85,7 +85,7 @@ export async function getImportJob(
   projectId: string,
   jobId: string,
 ): Promise<ImportJob | undefined> {
-  const item = await storeOf(deps).get(keys.importJob(projectId, jobId), { consistent: true });
+  const item = await deps.store.get(keys.importJob(projectId, jobId), { consistent: true });
   if (!item || Number(item.expiresAt) * 1000 < deps.clock.now().getTime()) return undefined;
   return {
     jobId: String(item.jobId),
@@ -112,7 +112,7 @@ export async function startImportJob(
   job: ImportJob,
   start: { totalRows: number; nextRow: number; nextOffset: number },
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.importJob(job.projectId, job.jobId),
     expression: 'SET #status = :processing, totalRows = :total, nextRow = :row, nextOffset = :offset',
     if: '#status = :queued',
@@ -147,7 +147,7 @@ export async function commitImportChunk(
   job: ImportJob,
   chunk: ChunkResult,
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: keys.importJob(job.projectId, job.jobId),
     expression:
       'SET nextRow = :next, nextOffset = :offset, #status = :status, completedAt = :completedAt ' +
@@ -200,7 +200,7 @@ export async function putRowErrors(
   errors: readonly RowError[],
 ): Promise<void> {
   if (errors.length === 0) return;
-  await storeOf(deps).write({
+  await deps.store.write({
     put: {
       ...keys.importErrors(job.projectId, job.jobId, firstRow),
       entity: 'importErrors',
@@ -223,7 +223,7 @@ export async function listRowErrors(
   };
   let cursor: string | undefined;
   do {
-    const page = await storeOf(deps).query(query, { cursor });
+    const page = await deps.store.query(query, { cursor });
     for (const item of page.items) out.push(...(item.errors as RowError[]));
     cursor = page.cursor;
   } while (cursor && out.length < limit);

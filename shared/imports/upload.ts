@@ -145,7 +145,7 @@ export const UPLOAD_NOT_RECEIVED = {
   message: `The file never arrived: the upload was accepted but its body was not stored within ${UPLOAD_DEADLINE_SECONDS / 60} minutes; upload the file again`,
 } as const;
 
-type AuthorizerDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'config' | 'scheduler'>;
+type AuthorizerDeps = Pick<Deps, 'store' | 'clock' | 'ids' | 'config' | 'scheduler'>;
 
 /**
  * The upload authorizer's key check: the HTTP routes' API-key authenticator for a secret key,

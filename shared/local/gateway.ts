@@ -15,6 +15,7 @@ import type { LocalQueue } from '../adapters/local/queue';
 import type { LocalScheduler } from '../adapters/local/scheduler';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../http/cors';
 import { type CorsDef, defaults, type Manifest } from '../manifest';
+import { escapeHtml } from '../subscriptions/pages';
 import { type HttpReply, type RawRequest, toHttpApiEvent, toReply } from './apigw-event';
 import type { LocalDirectUpload } from './direct-upload';
 import { lambdaContext, withTimeout } from './lambda';
@@ -323,16 +324,6 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
-}
-
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 function mailPage(messages: readonly SinkMessage[]): string {

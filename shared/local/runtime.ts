@@ -31,10 +31,8 @@ import { type HandlerOverrides, type LoadedHandlers, loadHandlers } from './hand
 import { lambdaContext } from './lambda';
 import { seedProject } from './seed';
 
-// The timings are options of `startLocal`; the link-signing key is still imported from here by
-// test/unit/sending/links.test.ts.
+// The timings are options of `startLocal`.
 export { fastTimings, type LocalTimings } from '../composition/local';
-export { localLinkSigningSecret } from './seed';
 
 export interface StartLocalOptions {
   /** 0 picks a free port. @default 0 */
@@ -94,6 +92,10 @@ export interface LocalRuntime {
   readonly queue: LocalQueue;
   readonly scheduler: LocalScheduler;
   readonly mailSink: MailSink;
+  /**
+   * The embedded database, for tests and benchmarks that look beneath the store (the requests
+   * themselves, their capacity); handlers reach it only through `deps.store`.
+   */
   readonly dynamo: LocalDynamo;
   readonly dataDir: string | undefined;
   /** The runtime's clock (`deps.clock`): `clock.advance(seconds)` does what `POST /_local/clock` does. */

@@ -4,7 +4,6 @@
  * (`shared/adapters/local`); the composition roots pick one. The DynamoDB store is the same code
  * in both modes, pointed at a different endpoint.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppConfig } from '../config/env';
 import type { QueueName } from '../manifest';
 import type { Store } from '../store/store';
@@ -135,11 +134,8 @@ export interface Ids {
 
 /** Everything a handler needs, passed in at the composition root. */
 export interface Deps {
-  /** The table, through the store seam; repositories reach it with `storeOf(deps)`. */
+  /** The table, through the store seam (shared/store/store.ts); only repositories use it. */
   readonly store: Store;
-  /** The client and table the store is made from, for modules not yet moved to the store. */
-  readonly db: DynamoDBDocumentClient;
-  readonly tableName: string;
   readonly queue: QueuePort;
   readonly scheduler: SchedulerPort;
   readonly mailer: MailerPort;

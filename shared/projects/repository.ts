@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Deps } from '../ports';
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 
 export type KeyKind = 'secret' | 'public';
@@ -32,14 +32,14 @@ export function generateKey(kind: KeyKind): string {
 }
 
 export async function getProject(deps: StoreDeps, projectId: string): Promise<Project | undefined> {
-  const item = await storeOf(deps).get(keys.project(projectId));
+  const item = await deps.store.get(keys.project(projectId));
   if (!item) return undefined;
   const { id, name, disabled, createdAt } = item as unknown as Project;
   return { id, name, disabled: disabled === true, createdAt };
 }
 
 export async function findApiKey(deps: StoreDeps, raw: string): Promise<ApiKeyRecord | undefined> {
-  const item = await storeOf(deps).get(keys.apiKey(hashKey(raw)));
+  const item = await deps.store.get(keys.apiKey(hashKey(raw)));
   if (!item) return undefined;
   return { projectId: String(item.projectId), kind: item.kind as KeyKind };
 }
@@ -51,7 +51,7 @@ export async function findApiKey(deps: StoreDeps, raw: string): Promise<ApiKeyRe
 export async function putApiKey(deps: StoreDeps & Pick<Deps, 'clock'>, projectId: string, raw: string) {
   const kind = keyKindOf(raw);
   if (!kind) throw new Error('API keys start with sk_ or pk_');
-  await storeOf(deps).write({
+  await deps.store.write({
     put: { ...keys.apiKey(hashKey(raw)), projectId, kind, createdAt: deps.clock.now().toISOString() },
     if: 'attribute_not_exists(pk) OR projectId = :p',
     values: { ':p': projectId },
@@ -59,7 +59,7 @@ export async function putApiKey(deps: StoreDeps & Pick<Deps, 'clock'>, projectId
 }
 
 export async function deleteApiKey(deps: StoreDeps, raw: string): Promise<void> {
-  await storeOf(deps).write({ delete: keys.apiKey(hashKey(raw)) });
+  await deps.store.write({ delete: keys.apiKey(hashKey(raw)) });
 }
 
 export async function createProject(
@@ -78,7 +78,7 @@ export async function createProject(
   if (keyKindOf(publicKey) !== 'public') throw new Error('The public key must start with pk_');
   // Project first: a crash before the keys leaves a project nobody can reach, never a key
   // pointing at nothing.
-  await storeOf(deps).write({ put: { ...keys.project(project.id), ...project } });
+  await deps.store.write({ put: { ...keys.project(project.id), ...project } });
   await putApiKey(deps, project.id, secretKey);
   await putApiKey(deps, project.id, publicKey);
   return { project, secretKey, publicKey };

@@ -4,7 +4,7 @@
  * message carries the project and email ids as tags, so delivery events find their record by
  * key.
  */
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { indexEntry, keys } from '../table';
 import type { TemplateType } from '../templates/schemas';
 
@@ -36,7 +36,7 @@ export interface EmailRecord {
 }
 
 export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<void> {
-  await storeOf(deps).write({
+  await deps.store.write({
     put: {
       ...keys.emailMessage(record.projectId, record.id),
       ...indexEntry('emailsByTime', keys.emailsIndex(record.projectId), `${record.createdAt}#${record.id}`),
@@ -55,7 +55,7 @@ export async function updateEmailRecord(
 ): Promise<void> {
   const entries = Object.entries(change).filter(([, v]) => v !== undefined);
   if (entries.length === 0) return;
-  await storeOf(deps).write({
+  await deps.store.write({
     update: keys.emailMessage(projectId, emailId),
     expression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
     names: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
@@ -69,7 +69,7 @@ export async function getEmailRecord(
   projectId: string,
   emailId: string,
 ): Promise<EmailRecord | undefined> {
-  const item = await storeOf(deps).get(keys.emailMessage(projectId, emailId));
+  const item = await deps.store.get(keys.emailMessage(projectId, emailId));
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
   return record as unknown as EmailRecord;

@@ -25,7 +25,7 @@ import { type Address, cleanBase64, MAX_MESSAGE_BYTES, type SendRequest } from '
 export { withFooter } from './compose';
 export { EMAIL_FAILED, EMAIL_SENT, type RecipientStatus, type SentEmail } from './outcomes';
 
-export type SendDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue' | 'mailer' | 'config'>;
+export type SendDeps = Pick<Deps, 'store' | 'clock' | 'ids' | 'queue' | 'mailer' | 'config'>;
 
 /** Provider calls per message when the provider asks to retry (throttling, its own faults). */
 export const SEND_ATTEMPTS = 4;

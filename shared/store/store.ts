@@ -6,7 +6,8 @@
  *
  * A store is its requests (`StoreRequests`: each one DynamoDB request, or a loop of one kind)
  * plus two operations made from them (`writeIf`, `page`), so wrapping the requests (as the crash
- * tests do to fail one write) covers everything a repository does.
+ * tests do to fail one write, and `scopeDeps` to check each against what its function declares)
+ * covers everything a repository does.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -141,41 +142,14 @@ export function storeOver(requests: StoreRequests): Store {
   };
 }
 
-/** The client each store of `createStore` sends through (see `storeOf`). */
-const clientOf = new WeakMap<Store, DynamoDBDocumentClient>();
-
 /** The store over a document client and the table: the one factory the composition roots call. */
 export function createStore(db: DynamoDBDocumentClient, tableName: string): Store {
-  const store = storeOver(dynamoRequests(db, tableName));
-  clientOf.set(store, db);
-  return store;
+  return storeOver(dynamoRequests(db, tableName));
 }
 
-/**
- * What repositories take: deps with the store, or with the client and table it is made from
- * (deps typed before the store existed, and hand-built test deps).
- */
-export type StoreDeps =
-  | { readonly store: Store; readonly db?: DynamoDBDocumentClient }
-  | { readonly db: DynamoDBDocumentClient; readonly tableName: string; readonly store?: Store };
-
-const byClient = new WeakMap<DynamoDBDocumentClient, Map<string, Store>>();
-
-/**
- * The store of `deps`. That is `deps.store`, unless deps carry a different client than that store
- * was made for (a caller that swapped `db`, as tests and benchmarks that observe requests do) or
- * no store at all: then the store over `deps.db`, one per client and table.
- */
-export function storeOf(deps: StoreDeps): Store {
-  const { store, db } = deps;
-  if (store && (db === undefined || (clientOf.get(store) ?? db) === db)) return store;
-  if (!db || !('tableName' in deps) || deps.tableName === undefined)
-    throw new Error('deps carry neither a store nor a client and table');
-  const stores = byClient.get(db) ?? new Map<string, Store>();
-  byClient.set(db, stores);
-  const made = stores.get(deps.tableName) ?? createStore(db, deps.tableName);
-  stores.set(deps.tableName, made);
-  return made;
+/** What repositories take: deps with the store (`Deps` has it; tests may hand a store of their own). */
+export interface StoreDeps {
+  readonly store: Store;
 }
 
 function isConditionFailed(error: unknown): boolean {

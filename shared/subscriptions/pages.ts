@@ -6,6 +6,7 @@
 import type { HttpResult } from '../http/response';
 import type { LinkAction } from './links';
 
+/** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(value: string): string {
   return value
     .replace(/&/g, '&amp;')

@@ -3,7 +3,7 @@
  * templates are one Query and another project's ids are simply not found. `version` guards
  * read-modify-write updates; it is not part of the API shape.
  */
-import { type StoreDeps, storeOf } from '../store/store';
+import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 import type { TemplateType } from './schemas';
 
@@ -69,13 +69,13 @@ export async function getTemplateRecord(
   projectId: string,
   templateId: string,
 ): Promise<TemplateRecord | undefined> {
-  const item = await storeOf(deps).get(keys.template(projectId, templateId));
+  const item = await deps.store.get(keys.template(projectId, templateId));
   return item ? fromItem(item) : undefined;
 }
 
 /** Creates a template; false when the id is taken. */
 export async function putNewTemplate(deps: StoreDeps, record: TemplateRecord): Promise<boolean> {
-  return storeOf(deps).writeIf({ put: toItem(record), if: 'attribute_not_exists(pk)' });
+  return deps.store.writeIf({ put: toItem(record), if: 'attribute_not_exists(pk)' });
 }
 
 /** Replaces a template if it still has `expectedVersion`; false when it changed or is gone. */
@@ -84,7 +84,7 @@ export async function replaceTemplate(
   record: TemplateRecord,
   expectedVersion: number,
 ): Promise<boolean> {
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     put: toItem(record),
     if: 'attribute_exists(pk) AND version = :v',
     values: { ':v': expectedVersion },
@@ -93,14 +93,14 @@ export async function replaceTemplate(
 
 /** Deletes a template; false when there was none. */
 export async function deleteTemplateItem(deps: StoreDeps, projectId: string, templateId: string) {
-  const old = await storeOf(deps).write({ delete: keys.template(projectId, templateId), returnOld: true });
+  const old = await deps.store.write({ delete: keys.template(projectId, templateId), returnOld: true });
   return old !== undefined;
 }
 
 /** Every template of the project, without bodies (one Query, paged to the end). */
 export async function listTemplateSummaries(deps: StoreDeps, projectId: string): Promise<TemplateSummary[]> {
   const out: TemplateSummary[] = [];
-  for await (const item of storeOf(deps).queryAll({
+  for await (const item of deps.store.queryAll({
     partition: keys.projectPartition(projectId),
     sort: { beginsWith: keys.templatePrefix },
     attributes: ['id', 'name', 'description', 'subject', 'type', 'createdAt', 'updatedAt'],
@@ -127,7 +127,7 @@ export async function batchGetTemplates(
   if (ids.length === 0) return [];
   if (ids.length > 100) throw new Error('batchGetTemplates reads at most 100 templates');
   const found = new Map<string, TemplateRecord>();
-  for (const item of await storeOf(deps).batchGet(ids.map((id) => keys.template(projectId, id)))) {
+  for (const item of await deps.store.batchGet(ids.map((id) => keys.template(projectId, id)))) {
     const record = fromItem(item);
     found.set(record.id, record);
   }

@@ -29,8 +29,7 @@ import {
   type PatchTemplateInput,
 } from './schemas';
 
-/** `db` and `tableName` because `requireVerifiedSenderDomain` (domains/sender.ts) still asks for them. */
-export type TemplateDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids'>;
+export type TemplateDeps = Pick<Deps, 'store' | 'clock' | 'ids'>;
 
 const MAX_ATTEMPTS = 5;
 

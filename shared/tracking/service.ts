@@ -15,7 +15,7 @@ import { emit } from '../events/emit';
 import type { EventRecord } from '../events/repository';
 import type { Deps } from '../ports';
 
-type TrackDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids' | 'queue'>;
+type TrackDeps = Pick<Deps, 'store' | 'clock' | 'ids' | 'queue'>;
 
 export interface TrackInput {
   readonly email: string;

@@ -3,16 +3,15 @@
  * the queued job and its report, events only for real changes, unknown ids as failures, and a
  * worker that dies mid-job.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { bulkJobs } from '../../shared/bulk/jobs';
 import { BULK_JOB } from '../../shared/bulk/service';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
-import { keys } from '../../shared/table';
+import { contactEventNames, createContact } from './helpers/contacts';
 import { type StoreCall, StoreFaults } from './helpers/faults';
-import { type Json, type LocalTestRuntime, useLocalRuntime } from './helpers/local';
+import { type Json, useLocalRuntime } from './helpers/local';
 
 const faults = new StoreFaults('simulated worker crash');
 
@@ -27,23 +26,6 @@ const rt = useLocalRuntime({
     },
   },
 });
-
-async function contact(email: string, subscribed: boolean): Promise<string> {
-  const res = await rt.api('POST', '/contacts', { body: { email, subscribed } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
-async function eventNames(r: LocalTestRuntime, contactId: string): Promise<string[]> {
-  const out = await r.deps.db.send(
-    new QueryCommand({
-      TableName: r.deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
-      ExpressionAttributeValues: { ':pk': keys.contactPartition(r.projectId, contactId), ':ev': 'EV#' },
-    }),
-  );
-  return (out.Items ?? []).map((i) => String(i.name));
-}
 
 async function runBulk(op: string, contactIds: string[]): Promise<Json> {
   const res = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds } });
@@ -91,8 +73,8 @@ describe('bulk endpoints: validation', () => {
 
 describe('bulk jobs', () => {
   it('bulk-subscribe subscribes, emits contact.subscribed only for real changes, reports unknown ids', async () => {
-    const off = await contact('off@bulk.test', false);
-    const on = await contact('on@bulk.test', true);
+    const off = await createContact(rt, 'off@bulk.test', false);
+    const on = await createContact(rt, 'on@bulk.test', true);
     const job = await runBulk('subscribe', [off, on, unknownId, off, 'not-a-uuid']);
     expect(job).toEqual({
       jobId: expect.any(String),
@@ -110,19 +92,19 @@ describe('bulk jobs', () => {
       completedAt: expect.any(String),
     });
     expect((await rt.api('GET', `/contacts/${off}`)).body.subscribed).toBe(true);
-    expect(await eventNames(rt, off)).toEqual(['contact.subscribed']);
+    expect(await contactEventNames(rt, off)).toEqual(['contact.subscribed']);
     const events = await rt.api('GET', `/events/contact/${off}`);
     expect(events.body.data[0]).toMatchObject({ name: 'contact.subscribed', data: { source: 'bulk' } });
-    expect(await eventNames(rt, on)).toEqual([]);
+    expect(await contactEventNames(rt, on)).toEqual([]);
     // Again: nothing changes, nothing is emitted.
     const again = await runBulk('subscribe', [off, on]);
     expect(again).toMatchObject({ succeeded: 2, failed: 0 });
-    expect(await eventNames(rt, off)).toEqual(['contact.subscribed']);
+    expect(await contactEventNames(rt, off)).toEqual(['contact.subscribed']);
   });
 
   it('bulk-unsubscribe unsubscribes and emits contact.unsubscribed once', async () => {
-    const a = await contact('u1@bulk.test', true);
-    const b = await contact('u2@bulk.test', false);
+    const a = await createContact(rt, 'u1@bulk.test', true);
+    const b = await createContact(rt, 'u2@bulk.test', false);
     const job = await runBulk('unsubscribe', [a, b]);
     expect(job).toMatchObject({
       type: 'unsubscribe',
@@ -132,14 +114,14 @@ describe('bulk jobs', () => {
       errors: [],
     });
     expect((await rt.api('GET', `/contacts/${a}`)).body.subscribed).toBe(false);
-    expect(await eventNames(rt, a)).toEqual(['contact.unsubscribed']);
-    expect(await eventNames(rt, b)).toEqual([]);
+    expect(await contactEventNames(rt, a)).toEqual(['contact.unsubscribed']);
+    expect(await contactEventNames(rt, b)).toEqual([]);
   });
 
   it('bulk-delete deletes through the contact delete path; unknown and foreign ids are failures', async () => {
-    const a = await contact('d1@bulk.test', true);
-    const b = await contact('d2@bulk.test', true);
-    const keep = await contact('d3@bulk.test', true);
+    const a = await createContact(rt, 'd1@bulk.test', true);
+    const b = await createContact(rt, 'd2@bulk.test', true);
+    const keep = await createContact(rt, 'd3@bulk.test', true);
     const job = await runBulk('delete', [a, unknownId, b]);
     expect(job).toMatchObject({
       type: 'delete',
@@ -157,10 +139,10 @@ describe('bulk jobs', () => {
 
   it('counts exactly once when the worker dies after applying a chunk, before its checkpoint', async () => {
     const ids = [
-      await contact('c1@bulk.test', true),
-      await contact('c2@bulk.test', true),
-      await contact('c3@bulk.test', true),
-      await contact('c4@bulk.test', true),
+      await createContact(rt, 'c1@bulk.test', true),
+      await createContact(rt, 'c2@bulk.test', true),
+      await createContact(rt, 'c3@bulk.test', true),
+      await createContact(rt, 'c4@bulk.test', true),
     ];
     // The chunk's commit: its results and the checkpoint, in one update of the job.
     const commit = (call: StoreCall) =>
@@ -172,13 +154,13 @@ describe('bulk jobs', () => {
     expect(job.errors).toEqual([{ contactId: unknownId, reason: 'not_found' }]);
 
     const subs = [
-      await contact('s1@bulk.test', false),
-      await contact('s2@bulk.test', false),
-      await contact('s3@bulk.test', false),
+      await createContact(rt, 's1@bulk.test', false),
+      await createContact(rt, 's2@bulk.test', false),
+      await createContact(rt, 's3@bulk.test', false),
     ];
     faults.failAt(commit);
     const sub = await runBulk('subscribe', subs);
     expect(sub).toMatchObject({ status: 'completed', succeeded: 3, failed: 0 });
-    for (const id of subs) expect(await eventNames(rt, id)).toEqual(['contact.subscribed']);
+    for (const id of subs) expect(await contactEventNames(rt, id)).toEqual(['contact.subscribed']);
   });
 });

@@ -13,7 +13,6 @@ import { contactJobs } from '../../shared/contacts/jobs';
 import { PURGE_CONTACT_JOB } from '../../shared/contacts/purge';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
-import { storeOf } from '../../shared/store/store';
 import { keys } from '../../shared/table';
 import { type StoreCall, StoreFaults } from './helpers/faults';
 import { type Json, useLocalRuntime } from './helpers/local';
@@ -118,7 +117,7 @@ describe('contact.purge in bounded messages', () => {
   }
 
   async function expectPurged(email: string, contactId: string) {
-    const partition = storeOf(rt.deps).queryAll({
+    const partition = rt.deps.store.queryAll({
       partition: keys.contactPartition(rt.projectId, contactId),
     });
     const left: unknown[] = [];

@@ -3,12 +3,11 @@
  * data, and the next write must repair it. Each test runs a use case on a store that "crashes"
  * (throws) at a chosen write, then checks the public API.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { parseDataPatch } from '../../shared/contacts/data';
 import { deleteContact, patchContact, upsertContact } from '../../shared/contacts/service';
 import type { Deps } from '../../shared/ports';
-import { keys } from '../../shared/table';
+import { contactEventNames } from './helpers/contacts';
 import { crashingAt, type StoreCall } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 
@@ -17,17 +16,6 @@ const rt = useLocalRuntime();
 /** A put of the item whose sort key `sk` accepts. */
 const put = (sk: (sk: string) => boolean) => (call: StoreCall) =>
   call.op === 'put' && call.key !== undefined && sk(call.key.sk);
-
-async function eventNames(contactId: string) {
-  const out = await rt.deps.db.send(
-    new QueryCommand({
-      TableName: rt.deps.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ev)',
-      ExpressionAttributeValues: { ':pk': keys.contactPartition(rt.projectId, contactId), ':ev': 'EV#' },
-    }),
-  );
-  return (out.Items ?? []).map((i) => String(i.name));
-}
 
 async function visible(email: string) {
   const lookup = await rt.api('POST', '/contacts/lookup', { body: { emails: [email] } });
@@ -100,7 +88,7 @@ describe('crash between dependent writes', () => {
     );
     expect((await rt.api('GET', `/contacts/${id}`)).body.subscribed).toBe(false);
     await rt.api('PATCH', `/contacts/${id}`, { body: { data: { touched: true } } });
-    const events = await eventNames(id);
+    const events = await contactEventNames(rt, id);
     expect(events).toEqual(['contact.unsubscribed']);
   });
 

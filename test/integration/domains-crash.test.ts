@@ -2,22 +2,17 @@
  * Sender domains across a crash between dependent writes: what is left must be ignored by reads
  * and repaired by the next write, through the public API.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getClaim } from '../../shared/domains/repository';
 import { addDomain, removeDomain } from '../../shared/domains/service';
 import { createProject } from '../../shared/projects/repository';
+import { useZoneFile } from './helpers/dns';
 import { crashingAt, type StoreCall } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 
 const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
 // An empty zone file: DNS answers nothing, and nothing asks the network.
-const rt = useLocalRuntime({
-  clock,
-  dnsFile: join(mkdtempSync(join(tmpdir(), 'sesame-crash-')), 'zone.json'),
-});
+const rt = useLocalRuntime({ clock, dnsFile: useZoneFile() });
 
 /** The write of the domain item itself (after the claim, the pointer and the SES identity). */
 const domainPut = (name: string) => (call: StoreCall) =>

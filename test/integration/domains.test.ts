@@ -3,7 +3,6 @@
  * DNS and for the account's Route 53 zones, and the local SES identity stand-in.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { LocalEmailIdentities } from '../../shared/adapters/local/email-identities';
 import { getDomainByName, seedVerifiedDomain } from '../../shared/domains/repository';
@@ -13,6 +12,7 @@ import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
 import { useZoneFile } from './helpers/dns';
 import { type Json, useLocalRuntime } from './helpers/local';
+import { recordingStore } from './helpers/table';
 
 const zonePath = useZoneFile({
   // A hosted zone of the "account" (NS at its apex) that already has a strict DMARC policy.
@@ -485,15 +485,13 @@ describe('sender-domain rule through the routes that use it', () => {
 
 describe('background check (schedule domain-check)', () => {
   async function pendingIndex() {
-    const out = await rt.deps.db.send(
-      new QueryCommand({
-        TableName: rt.deps.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p',
-        ExpressionAttributeValues: { ':p': keys.pendingDomainsIndex },
-      }),
-    );
-    return (out.Items ?? []).map((i) => String(i.domain));
+    const domains: string[] = [];
+    for await (const item of rt.deps.store.queryAll({
+      index: 'pendingDomains',
+      partition: keys.pendingDomainsIndex,
+    }))
+      domains.push(String(item.domain));
+    return domains;
   }
 
   it('re-checks pending domains of every project after the zone file changes', async () => {
@@ -520,18 +518,9 @@ describe('background check (schedule domain-check)', () => {
 
   it('reads the pending index, never scans the table', async () => {
     await add('bg-three.io');
-    const sent: { name: string; input: Json }[] = [];
-    const db = new Proxy(rt.deps.db, {
-      get(target, prop, receiver) {
-        if (prop !== 'send') return Reflect.get(target, prop, receiver);
-        return (command: { constructor: { name: string }; input: Json }) => {
-          sent.push({ name: command.constructor.name, input: command.input });
-          return target.send(command as never);
-        };
-      },
-    });
+    const { store, sent } = recordingStore(rt);
     const { checkPendingDomains } = await import('../../shared/domains/service');
-    const summary = await checkPendingDomains({ ...rt.deps, db });
+    const summary = await checkPendingDomains({ ...rt.deps, store });
     expect(summary.checked).toBeGreaterThanOrEqual(1);
     expect(summary.errors).toBe(0);
     expect(sent.map((c) => c.name)).not.toContain('ScanCommand');

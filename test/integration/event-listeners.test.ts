@@ -27,6 +27,7 @@ import { parseSendRequest } from '../../shared/sending/schemas';
 import { sendEmails } from '../../shared/sending/service';
 import { signToken } from '../../shared/subscriptions/links';
 import { trackEvent } from '../../shared/tracking/service';
+import { createContact, listContactEvents, uniqueEmail } from './helpers/contacts';
 import { StoreFaults } from './helpers/faults';
 import { type Json, useLocalRuntime } from './helpers/local';
 
@@ -70,8 +71,6 @@ const rt = useLocalRuntime({
   },
 });
 
-let seq = 0;
-const uniqueEmail = (tag: string) => `${tag}-${Date.now().toString(36)}-${++seq}@listeners.test`;
 const from = () => `hello@${rt.senderDomain}`;
 
 const dispatches = () =>
@@ -88,19 +87,6 @@ function deliveries(id: string) {
 /** Events the listener heard about a contact, by name, in order. */
 const heardFor = (contactId: string) =>
   heard.filter((h) => h.event.contactId === contactId).map((h) => h.event.name);
-
-/** The contact's events as GET /events/contact/{id} lists them. */
-async function storedEvents(contactId: string): Promise<Json[]> {
-  const res = await rt.api('GET', `/events/contact/${contactId}`, { query: { limit: 100 } });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data;
-}
-
-async function contact(email: string, subscribed = true): Promise<string> {
-  const res = await rt.api('POST', '/contacts', { body: { email, subscribed } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id;
-}
 
 beforeEach(async () => {
   await rt.drain();
@@ -124,13 +110,13 @@ describe('every emitting path reaches a matching listener once, through the queu
     const [first] = heard;
     expect(first!.event).toMatchObject({ name: 'signup', email, data: { plan: 'pro' } });
     expect(first!.messageId).toEqual(expect.any(String));
-    expect((await storedEvents(res.body.data.contact)).map((e) => e.id).sort()).toEqual(
+    expect((await listContactEvents(rt, res.body.data.contact)).map((e) => e.id).sort()).toEqual(
       [res.body.data.event, alias.body.data.event].sort(),
     );
   });
 
   it('PATCH /contacts/{id} flipping the subscription, both ways', async () => {
-    const id = await contact(uniqueEmail('patch'));
+    const id = await createContact(rt, uniqueEmail('patch'));
     for (const subscribed of [false, true]) {
       const res = await rt.api('PATCH', `/contacts/${id}`, { body: { subscribed } });
       expect(res.status, res.text).toBe(200);
@@ -138,14 +124,14 @@ describe('every emitting path reaches a matching listener once, through the queu
     await rt.drain();
     expect(heardFor(id)).toEqual(['contact.unsubscribed', 'contact.subscribed']);
     for (const h of heard) expect(deliveries(h.event.id)).toEqual({ heard: 1, dispatched: 1 });
-    expect((await storedEvents(id)).map((e) => e.name).sort()).toEqual([
+    expect((await listContactEvents(rt, id)).map((e) => e.name).sort()).toEqual([
       'contact.subscribed',
       'contact.unsubscribed',
     ]);
   });
 
   it('the outbox: the next update writes the pending event again without dispatching it twice', async () => {
-    const id = await contact(uniqueEmail('outbox'));
+    const id = await createContact(rt, uniqueEmail('outbox'));
     expect((await rt.api('PATCH', `/contacts/${id}`, { body: { subscribed: false } })).status).toBe(200);
     await rt.drain();
     sent.length = 0;
@@ -154,11 +140,11 @@ describe('every emitting path reaches a matching listener once, through the queu
     await rt.drain();
     expect(sent).toEqual([]);
     expect(heardFor(id)).toEqual(['contact.unsubscribed']);
-    expect(await storedEvents(id)).toHaveLength(1);
+    expect(await listContactEvents(rt, id)).toHaveLength(1);
   });
 
   it('the outbox: an event whose dispatch never left is emitted whole by the next update', async () => {
-    const id = await contact(uniqueEmail('outbox-lost'));
+    const id = await createContact(rt, uniqueEmail('outbox-lost'));
     // The contact is written with its pending event; then the queue refuses the dispatch.
     const down = {
       ...withListeners(rt.deps),
@@ -168,18 +154,18 @@ describe('every emitting path reaches a matching listener once, through the queu
       'simulated crash',
     );
     expect((await rt.api('GET', `/contacts/${id}`)).body.subscribed).toBe(false);
-    expect(await storedEvents(id)).toEqual([]);
+    expect(await listContactEvents(rt, id)).toEqual([]);
 
     expect((await rt.api('PATCH', `/contacts/${id}`, { body: { data: { touched: 1 } } })).status).toBe(200);
     await rt.drain();
     expect(heardFor(id)).toEqual(['contact.unsubscribed']);
     expect(deliveries(heard[0]!.event.id)).toEqual({ heard: 1, dispatched: 1 });
-    expect((await storedEvents(id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
+    expect((await listContactEvents(rt, id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
   });
 
   it('the outbox written again by an import chunk: dispatched once, if it never was', async () => {
     const email = uniqueEmail('outbox-import');
-    const id = await contact(email);
+    const id = await createContact(rt, email);
     const down = {
       ...withListeners(rt.deps),
       queue: { send: () => Promise.reject(new Error('simulated crash')) },
@@ -193,12 +179,12 @@ describe('every emitting path reaches a matching listener once, through the queu
     await rt.drain();
     expect(heardFor(id)).toEqual(['contact.unsubscribed']);
     expect(deliveries(heard[0]!.event.id)).toEqual({ heard: 1, dispatched: 1 });
-    expect((await storedEvents(id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
+    expect((await listContactEvents(rt, id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
   });
 
   it('bulk-unsubscribe and bulk-subscribe, for the contacts they change', async () => {
-    const on = await contact(uniqueEmail('bulk-on'), true);
-    const off = await contact(uniqueEmail('bulk-off'), false);
+    const on = await createContact(rt, uniqueEmail('bulk-on'), true);
+    const off = await createContact(rt, uniqueEmail('bulk-off'), false);
     for (const op of ['unsubscribe', 'subscribe']) {
       const res = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds: [on, off] } });
       expect(res.status, res.text).toBe(202);
@@ -211,7 +197,7 @@ describe('every emitting path reaches a matching listener once, through the queu
   });
 
   it('the one-click unsubscribe of a subscription link', async () => {
-    const id = await contact(uniqueEmail('one-click'));
+    const id = await createContact(rt, uniqueEmail('one-click'));
     const secret = await rt.deps.config.linkSigningSecret();
     const token = signToken(secret!, { projectId: rt.projectId, contactId: id, action: 'unsubscribe' });
     const res = await rt.api('POST', `/v1/subscription/${token}`, {
@@ -265,7 +251,7 @@ describe('no listener, no message', () => {
     await rt.drain();
     expect(sent).toEqual([]);
     expect(heard).toEqual([]);
-    expect((await storedEvents(id)).map((e) => e.name)).toEqual(['page.viewed']);
+    expect((await listContactEvents(rt, id)).map((e) => e.name)).toEqual(['page.viewed']);
   });
 });
 
@@ -286,7 +272,7 @@ describe('a crash between the dispatch and the event write', () => {
     expect(heard).toHaveLength(1);
     const { event } = heard[0]!;
     expect(deliveries(event.id)).toEqual({ heard: 1, dispatched: 1 });
-    expect((await storedEvents(event.contactId)).map((e) => e.id)).toEqual([event.id]);
+    expect((await listContactEvents(rt, event.contactId)).map((e) => e.id)).toEqual([event.id]);
     // Counted once, by the job's write.
     const names = await rt.api('GET', '/events/names');
     expect(names.body.names.find((n: Json) => n.name === 'signup')?.count).toBeGreaterThanOrEqual(1);
@@ -304,11 +290,11 @@ describe('a crash between the dispatch and the event write', () => {
     expect(heard.map((h) => h.event.name)).toEqual(['email.sent']);
     const { event } = heard[0]!;
     expect(deliveries(event.id)).toEqual({ heard: 1, dispatched: 1 });
-    expect((await storedEvents(event.contactId)).map((e) => e.name)).toEqual(['email.sent']);
+    expect((await listContactEvents(rt, event.contactId)).map((e) => e.name)).toEqual(['email.sent']);
   });
 
   it('loses no subscription event, and the outbox replay does not dispatch it again', async () => {
-    const id = await contact(uniqueEmail('crash-sub'));
+    const id = await createContact(rt, uniqueEmail('crash-sub'));
     crashAtEventWrite();
     const deps = faults.inject(withListeners(rt.deps));
     await expect(patchContact(deps, rt.projectId, id, { subscribed: false })).rejects.toThrow(
@@ -317,13 +303,13 @@ describe('a crash between the dispatch and the event write', () => {
     expect(faults.fired).toBe(true);
     await rt.drain();
     expect(heardFor(id)).toEqual(['contact.unsubscribed']);
-    expect((await storedEvents(id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
+    expect((await listContactEvents(rt, id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
 
     sent.length = 0;
     expect((await rt.api('PATCH', `/contacts/${id}`, { body: { data: { touched: 1 } } })).status).toBe(200);
     await rt.drain();
     expect(sent).toEqual([]);
     expect(heardFor(id)).toEqual(['contact.unsubscribed']);
-    expect(await storedEvents(id)).toHaveLength(1);
+    expect(await listContactEvents(rt, id)).toHaveLength(1);
   });
 });

@@ -1,15 +1,12 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type EventRecord, putEvent } from '../../shared/events/repository';
 import { DELETE_EVENTS_JOB, type DeleteEventsMessage, runEventDeletion } from '../../shared/events/service';
 import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
+import { uniqueEmail } from './helpers/contacts';
 import { type ApiOptions, type Json, useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
-
-let seq = 0;
-const uniqueEmail = (tag = 'e') => `${tag}-${Date.now().toString(36)}-${++seq}@example.org`;
 
 /** A fresh project, so counts and lists start empty. */
 async function freshProject(name: string) {
@@ -77,7 +74,7 @@ describe('POST /events/track', () => {
     const p = await freshProject('alias-auth');
     const res = await rt.api('POST', '/events/track', {
       key: p.publicKey,
-      body: { email: uniqueEmail(), event: 'signup' },
+      body: { email: uniqueEmail('e'), event: 'signup' },
     });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_API_KEY');
@@ -245,12 +242,7 @@ describe('GET /events/names and /events/stats', () => {
 
 describe('GET /events/{eventName}/usage', () => {
   const put = (projectId: string, sk: string, item: Record<string, unknown>) =>
-    rt.deps.db.send(
-      new PutCommand({
-        TableName: rt.deps.tableName,
-        Item: { pk: keys.projectPartition(projectId), sk, ...item },
-      }),
-    );
+    rt.deps.store.write({ put: { pk: keys.projectPartition(projectId), sk, ...item } });
 
   it('finds segments, campaign audiences and workflows referencing the name', async () => {
     const p = await freshProject('usage');

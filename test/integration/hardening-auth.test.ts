@@ -68,11 +68,12 @@ function apiFrom(
   });
 }
 
-/** Counts the commands the runtime sends to its table (API-key reads apart). */
+/** Counts the commands the runtime's store sends to its table (API-key reads apart). */
 function countTableRequests() {
+  const db = rt.runtime.dynamo.db;
   const name = `countTableRequests${Math.random().toString(36).slice(2)}`;
   const counts = { all: 0, keyReads: new Map<string, number>() };
-  rt.deps.db.middlewareStack.add(
+  db.middlewareStack.add(
     (next, context) => async (args) => {
       counts.all++;
       const pk = (args.input as { Key?: { pk?: unknown } }).Key?.pk;
@@ -87,7 +88,7 @@ function countTableRequests() {
     },
     { step: 'initialize', name },
   );
-  cleanups.push(() => rt.deps.db.middlewareStack.remove(name));
+  cleanups.push(() => db.middlewareStack.remove(name));
   return {
     get all() {
       return counts.all;

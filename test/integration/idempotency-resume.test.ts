@@ -5,16 +5,16 @@
  * request stays in flight with its claim, as a dead Lambda's would (test/crash kills real
  * processes).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { derivedUuid } from '../../shared/http/idempotency';
+import { getIdempotencyRecord } from '../../shared/http/repository';
 import type { AuthedRequest } from '../../shared/http/stack';
 import type { RawEmail } from '../../shared/ports';
-import { keys } from '../../shared/table';
 import { trackHandler } from '../../shared/tracking/routes';
+import { uniqueEmail } from './helpers/contacts';
 import { crashingAt } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
-import { uniqueEmail } from './helpers/mime';
+import { waitUntil } from './helpers/wait';
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
@@ -38,13 +38,8 @@ function hangOn(address: string) {
   return { attempts, restore: () => (sink.sendRaw = original) };
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
-}
+/** Waiting for a send to reach its hanging recipient: every 25 ms, 200 times at most. */
+const POLL = { intervalMs: 25, maxTries: 200 };
 
 describe('Idempotency-Key records', () => {
   it('keep a hash of the body, not the body: a /v1/track with a 1 MB extra field is fine', async () => {
@@ -90,13 +85,12 @@ describe('Idempotency-Key records', () => {
     });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
-    const record = await rt.deps.db.send(
-      new GetCommand({
-        TableName: rt.deps.tableName,
-        Key: keys.idempotency(rt.projectId, 'POST /v1/send', key),
-      }),
-    );
-    expect(record.Item).toBeUndefined();
+    const record = await getIdempotencyRecord(rt.deps, {
+      projectId: rt.projectId,
+      scope: 'POST /v1/send',
+      key,
+    });
+    expect(record).toBeUndefined();
     const good = await rt.api('POST', '/v1/send', {
       body: { to, from: from(), subject: 's', body: 'b' },
       headers: { 'idempotency-key': key },
@@ -139,7 +133,7 @@ describe('a /v1/send that died part way', () => {
       },
       body: JSON.stringify(body),
     }).catch(() => undefined);
-    await waitFor(async () => hang.attempts.count === 1, 'the fourth recipient');
+    await waitUntil('the fourth recipient', () => hang.attempts.count === 1, POLL);
     for (const address of to.slice(0, 3)) expect(await rt.mails({ to: address })).toHaveLength(1);
 
     // While its lease lives, a retry is told the key is in use.
@@ -204,7 +198,7 @@ describe('a /v1/send that died part way', () => {
       },
       body: JSON.stringify({ to: a, from: from(), subject: 's', body: 'b' }),
     }).catch(() => undefined);
-    await waitFor(async () => hang.attempts.count === 1, 'the hanging send');
+    await waitUntil('the hanging send', () => hang.attempts.count === 1, POLL);
     hang.restore();
     offsetMs += (LEASE_SECONDS + 1) * 1000;
     const b = uniqueEmail('other-b');

@@ -3,22 +3,15 @@
  * emulated as on AWS), the queued job, GET /contacts/import/{jobId}, and every rule of the spec's
  * CSV import format.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMPORT_FILE_BYTES } from '../../shared/imports/multipart';
 import { authorizeImportUpload } from '../../shared/imports/upload';
 import { keys } from '../../shared/table';
+import { contactByEmail, fieldTypes } from './helpers/contacts';
 import { importCsv, multipart, upload } from './helpers/imports';
-import { type Json, useLocalRuntime } from './helpers/local';
+import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
-
-async function contactByEmail(email: string): Promise<Json> {
-  const found = await rt.api('POST', '/contacts/lookup', { body: { emails: [email] } });
-  const id = found.body.found[0]?.id;
-  if (!id) return undefined;
-  return (await rt.api('GET', `/contacts/${id}`)).body;
-}
 
 async function countContacts(search: string): Promise<number> {
   return (await rt.api('GET', '/contacts', { query: { search } })).body.total;
@@ -44,7 +37,10 @@ describe('POST /contacts/import', () => {
       createdAt: expect.any(String),
       completedAt: expect.any(String),
     });
-    expect(await contactByEmail('first@up.test')).toMatchObject({ subscribed: true, data: { name: 'Ann' } });
+    expect(await contactByEmail(rt, 'first@up.test')).toMatchObject({
+      subscribed: true,
+      data: { name: 'Ann' },
+    });
   });
 
   it('refuses a missing key, a public key and a wrong key with 401, creating no job', async () => {
@@ -100,14 +96,11 @@ describe('POST /contacts/import', () => {
 
   it('refuses uploads of a disabled project with 403 PROJECT_DISABLED', async () => {
     const setDisabled = (disabled: boolean) =>
-      rt.deps.db.send(
-        new UpdateCommand({
-          TableName: rt.deps.tableName,
-          Key: keys.project(rt.projectId),
-          UpdateExpression: 'SET disabled = :d',
-          ExpressionAttributeValues: { ':d': disabled },
-        }),
-      );
+      rt.deps.store.write({
+        update: keys.project(rt.projectId),
+        expression: 'SET disabled = :d',
+        values: { ':d': disabled },
+      });
     await setDisabled(true);
     try {
       const res = await upload(rt, 'email\ndisabled@up.test\n');
@@ -158,7 +151,7 @@ describe('POST /contacts/import', () => {
       imported: 5500,
       skipped: 0,
     });
-    expect(await contactByEmail('big5499@near5mb.test')).toMatchObject({ data: { n: 5499, pad } });
+    expect(await contactByEmail(rt, 'big5499@near5mb.test')).toMatchObject({ data: { n: 5499, pad } });
   }, 240_000);
 });
 
@@ -179,7 +172,7 @@ describe('CSV import format', () => {
     ].join('\n');
     const job = await importCsv(rt, csv);
     expect(job).toMatchObject({ status: 'completed', imported: 1, skipped: 0 });
-    const c = await contactByEmail('typed@rules.test');
+    const c = await contactByEmail(rt, 'typed@rules.test');
     expect(c.email).toBe('Typed@Rules.Test');
     expect(c.subscribed).toBe(true);
     expect(c.id).not.toBe('X1');
@@ -202,8 +195,7 @@ describe('CSV import format', () => {
       version: '1.2.3',
       huge: '12345678901234567890',
     });
-    const fields = (await rt.api('GET', '/contacts/fields')).body.fields as { field: string; type: string }[];
-    const types = Object.fromEntries(fields.map((f) => [f.field, f.type]));
+    const types = await fieldTypes(rt);
     expect(types).toMatchObject({
       'data.born': 'date',
       'data.seen': 'date',
@@ -233,14 +225,14 @@ describe('CSV import format', () => {
       { row: 4, email: 'not-an-email', reason: 'invalid_email' },
       { row: 7, email: 'x@', reason: 'invalid_email' },
     ]);
-    expect(await contactByEmail('ok2@rows.test')).toMatchObject({ data: { name: 'D' } });
+    expect(await contactByEmail(rt, 'ok2@rows.test')).toMatchObject({ data: { name: 'D' } });
   });
 
   it('reports a row with more cells than the header instead of guessing', async () => {
     const job = await importCsv(rt, 'email,name\nwide@rows.test,A,extra\nshort@rows.test\n');
     expect(job).toMatchObject({ imported: 1, skipped: 1 });
     expect(job.errors).toEqual([{ row: 2, email: 'wide@rows.test', reason: 'too_many_fields' }]);
-    expect(await contactByEmail('short@rows.test')).toMatchObject({ data: {} });
+    expect(await contactByEmail(rt, 'short@rows.test')).toMatchObject({ data: {} });
   });
 
   it('merges a row into the existing contact (updated), keeping other data and the subscription', async () => {
@@ -250,13 +242,13 @@ describe('CSV import format', () => {
     expect(created.status).toBe(201);
     const job = await importCsv(rt, 'email,plan,city\nMERGE@rows.test,pro,\nnew@rows.test,free,Oslo\n');
     expect(job).toMatchObject({ imported: 1, updated: 1, skipped: 0 });
-    const merged = await contactByEmail('merge@rows.test');
+    const merged = await contactByEmail(rt, 'merge@rows.test');
     expect(merged.id).toBe(created.body.id);
     expect(merged.subscribed).toBe(false);
     // The empty `city` cell changes nothing (custom data: an empty string never overwrites).
     expect(merged.data).toEqual({ keep: 'me', plan: 'pro' });
     expect(await countContacts('merge@rows.test')).toBe(1);
-    expect(await contactByEmail('new@rows.test')).toMatchObject({
+    expect(await contactByEmail(rt, 'new@rows.test')).toMatchObject({
       subscribed: true,
       data: { plan: 'free', city: 'Oslo' },
     });
@@ -266,7 +258,7 @@ describe('CSV import format', () => {
     const job = await importCsv(rt, 'email,n\ntwice@rows.test,1\nTWICE@rows.test,2\n');
     expect(job).toMatchObject({ imported: 1, updated: 1 });
     expect(await countContacts('twice@rows.test')).toBe(1);
-    expect(await contactByEmail('twice@rows.test')).toMatchObject({
+    expect(await contactByEmail(rt, 'twice@rows.test')).toMatchObject({
       email: 'twice@rows.test',
       data: { n: 2 },
     });
@@ -276,24 +268,24 @@ describe('CSV import format', () => {
     const csv = 'email,plan\nagain1@rows.test,pro\nagain2@rows.test,free\nbad\n';
     const first = await importCsv(rt, csv);
     expect(first).toMatchObject({ imported: 2, updated: 0, skipped: 1 });
-    const before = await contactByEmail('again1@rows.test');
+    const before = await contactByEmail(rt, 'again1@rows.test');
     const second = await importCsv(rt, csv);
     expect(second).toMatchObject({ imported: 0, updated: 2, skipped: 1 });
-    expect(await contactByEmail('again1@rows.test')).toEqual(before);
+    expect(await contactByEmail(rt, 'again1@rows.test')).toEqual(before);
     expect(await countContacts('again')).toBe(2);
   });
 
   it('reads UTF-8 with or without a byte-order mark, and refuses other encodings', async () => {
     const withBom = await importCsv(rt, '\uFEFFemail,name\nbom@enc.test,Zoë\n');
     expect(withBom).toMatchObject({ status: 'completed', imported: 1 });
-    expect(await contactByEmail('bom@enc.test')).toMatchObject({ data: { name: 'Zoë' } });
+    expect(await contactByEmail(rt, 'bom@enc.test')).toMatchObject({ data: { name: 'Zoë' } });
     const plain = await importCsv(rt, 'email,name\nnobom@enc.test,Łukasz 東京\n');
     expect(plain).toMatchObject({ imported: 1 });
-    expect(await contactByEmail('nobom@enc.test')).toMatchObject({ data: { name: 'Łukasz 東京' } });
+    expect(await contactByEmail(rt, 'nobom@enc.test')).toMatchObject({ data: { name: 'Łukasz 東京' } });
     const latin1 = Buffer.from('email,name\nlatin@enc.test,Zo\xeb\n', 'latin1');
     const bad = await importCsv(rt, latin1);
     expect(bad).toMatchObject({ status: 'failed', error: { code: 'INVALID_ENCODING' } });
-    expect(await contactByEmail('latin@enc.test')).toBeUndefined();
+    expect(await contactByEmail(rt, 'latin@enc.test')).toBeUndefined();
   });
 
   it('keeps commas, quotes and newlines inside quoted fields (and counts such a row once)', async () => {
@@ -302,10 +294,12 @@ describe('CSV import format', () => {
     const job = await importCsv(rt, csv);
     expect(job).toMatchObject({ imported: 2, skipped: 1 });
     expect(job.errors).toEqual([{ row: 3, email: '', reason: 'invalid_email' }]);
-    expect(await contactByEmail('quoted@csv.test')).toMatchObject({
+    expect(await contactByEmail(rt, 'quoted@csv.test')).toMatchObject({
       data: { note: 'Hello, "world"\r\nsecond line', city: 'Paris' },
     });
-    expect(await contactByEmail('after@csv.test')).toMatchObject({ data: { note: 'plain', city: 'Rome' } });
+    expect(await contactByEmail(rt, 'after@csv.test')).toMatchObject({
+      data: { note: 'plain', city: 'Rome' },
+    });
   });
 
   it('fails the whole file on broken CSV before writing anything', async () => {

@@ -10,7 +10,6 @@
  * one long message, the worst case for a short job behind it. The order of what happens is taken
  * from one log: chunk checkpoints committed by the worker, and records handed to it.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
@@ -20,10 +19,11 @@ import { IMPORT_JOB } from '../../shared/imports/worker';
 import { jobsWorker } from '../../shared/jobs/registry';
 import { manifest } from '../../shared/manifest';
 import type { Deps } from '../../shared/ports';
+import { watchedDeps } from './helpers/faults';
 import { upload } from './helpers/imports';
 import { type Json, type LocalTestRuntime, useLocalRuntime } from './helpers/local';
+import { pollUntil } from './helpers/wait';
 
-type Command = { constructor: { name: string }; input: Record<string, unknown> };
 type Entry =
   | { readonly kind: 'checkpoint'; readonly jobId: string }
   | { readonly kind: 'received'; readonly type: string }
@@ -40,29 +40,24 @@ function fairnessRuntime(queues = manifest.queues) {
     handlers: {
       queues: {
         jobs: (deps: Deps) => {
-          const db = new Proxy(deps.db, {
-            get(target, prop, receiver) {
-              if (prop !== 'send') return Reflect.get(target, prop, receiver);
-              return async (cmd: Command) => {
-                const out = await target.send(cmd as never);
-                const key = cmd.input.Key as { pk?: string; sk?: string } | undefined;
-                if (
-                  cmd.constructor.name === 'UpdateCommand' &&
-                  key?.sk === '#JOB' &&
-                  String(key.pk).includes('#IMPORT#') &&
-                  String(cmd.input.UpdateExpression).includes('nextOffset = :offset')
-                ) {
-                  log.push({ kind: 'checkpoint', jobId: String(key.pk).split('#IMPORT#')[1]! });
-                }
-                return out;
-              };
+          // Logged once the checkpoint is written.
+          const watched = watchedDeps(deps, {
+            after: ({ op, key, expression }) => {
+              if (
+                op === 'update' &&
+                key?.sk === '#JOB' &&
+                key.pk.includes('#IMPORT#') &&
+                String(expression).includes('nextOffset = :offset')
+              ) {
+                log.push({ kind: 'checkpoint', jobId: key.pk.split('#IMPORT#')[1]! });
+              }
             },
-          }) as DynamoDBDocumentClient;
+          });
           const defs = [
             ...jobs.filter((j) => j.type !== IMPORT_JOB),
             ...importJobs({ chunkRows: CHUNK_ROWS, budgetMs: 600_000 }),
           ];
-          const worker = jobsWorker({ ...deps, db }, defs, normalizers);
+          const worker = jobsWorker(watched, defs, normalizers);
           return (event: SQSEvent, context: never) => {
             for (const r of event.Records) {
               const type = (JSON.parse(r.body) as { type?: string }).type ?? 'upload';
@@ -77,17 +72,8 @@ function fairnessRuntime(queues = manifest.queues) {
   return { rt, log };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+/** How the test polls: often, since the order of what happens is the point. */
+const POLL = { intervalMs: 10, timeoutMs: 30_000 };
 
 function csv(tag: string): string {
   const lines = ['email,plan'];
@@ -115,8 +101,10 @@ async function importsThenSmallJob(rt: LocalTestRuntime, log: Entry[], tag: stri
     expect(res.status).toBe(202);
     imports.push(res.body.jobId);
   }
-  await until('both imports to commit a chunk', async () =>
-    imports.every((id) => checkpointsOf(log, id) > 0) ? true : undefined,
+  await pollUntil(
+    'both imports to commit a chunk',
+    async () => (imports.every((id) => checkpointsOf(log, id) > 0) ? true : undefined),
+    POLL,
   );
 
   log.push({ kind: 'requested' });
@@ -140,10 +128,14 @@ describe('jobs queue fairness (manifest settings)', () => {
   it('runs a small job beside running imports: it waits for at most one of their chunks', async () => {
     const { imports, bulkJobId } = await importsThenSmallJob(rt, log, 'now');
 
-    const bulk: Json = await until('the bulk job to complete', async () => {
-      const res = await rt.api('GET', `/contacts/bulk/${bulkJobId}`);
-      return res.body.status === 'completed' ? res.body : undefined;
-    });
+    const bulk: Json = await pollUntil(
+      'the bulk job to complete',
+      async () => {
+        const res = await rt.api('GET', `/contacts/bulk/${bulkJobId}`);
+        return res.body.status === 'completed' ? res.body : undefined;
+      },
+      POLL,
+    );
     // The imports are still going: the small job did not wait for them.
     for (const id of imports) {
       expect((await rt.api('GET', `/contacts/import/${id}`)).body.status).toBe('processing');

@@ -4,34 +4,28 @@
  * its failure before the message goes to the dead letters, instead of staying `processing`
  * forever. Earlier attempts leave the job as it is, so the queue gets to retry it.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { JOBS_MAX_RECEIVES, jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { type StoreCall, watchedDeps } from './helpers/faults';
 import { upload } from './helpers/imports';
 import { type Json, useLocalRuntime } from './helpers/local';
 
-type Command = { constructor: { name: string }; input: Record<string, unknown> };
-
 /** While set, every worker write or read it matches fails. */
-let failing: ((cmd: Command) => boolean) | undefined;
+let failing: ((call: StoreCall) => boolean) | undefined;
 const attempts: number[] = [];
 
 const rt = useLocalRuntime({
   handlers: {
     queues: {
       jobs: (deps: Deps) => {
-        const db = new Proxy(deps.db, {
-          get(target, prop, receiver) {
-            if (prop !== 'send') return Reflect.get(target, prop, receiver);
-            return (cmd: Command) =>
-              failing?.(cmd)
-                ? Promise.reject(new Error('the table is unreachable'))
-                : target.send(cmd as never);
+        const watched = watchedDeps(deps, {
+          before: (call) => {
+            if (failing?.(call)) throw new Error('the table is unreachable');
           },
-        }) as DynamoDBDocumentClient;
-        const worker = jobsWorker({ ...deps, db }, jobs, normalizers);
+        });
+        const worker = jobsWorker(watched, jobs, normalizers);
         return (event: Parameters<typeof worker>[0], context: never) => {
           for (const r of event.Records) attempts.push(Number(r.attributes.ApproximateReceiveCount));
           return worker(event, context);
@@ -40,10 +34,6 @@ const rt = useLocalRuntime({
     },
   },
 });
-
-const sk = (cmd: Command) =>
-  ((cmd.input.Item as Record<string, unknown> | undefined)?.sk ??
-    (cmd.input.Key as Record<string, unknown> | undefined)?.sk) as string | undefined;
 
 async function deadLetterOf(type: string) {
   return rt.queue.deadLetters('jobs').filter((d) => (JSON.parse(d.body) as { type: string }).type === type);
@@ -61,7 +51,7 @@ describe('the last attempt of a failing job', () => {
     const created = await rt.api('POST', '/contacts', { body: { email: 'last-bulk@example.org' } });
     expect(created.status).toBe(201);
     attempts.length = 0;
-    failing = (cmd) => cmd.constructor.name === 'BatchGetCommand';
+    failing = (call) => call.op === 'batchGet';
     try {
       const res = await rt.api('POST', '/contacts/bulk-unsubscribe', {
         body: { contactIds: [created.body.id] },
@@ -83,7 +73,7 @@ describe('the last attempt of a failing job', () => {
 
   it('fails an import once its message has used up its receives, and not before', async () => {
     attempts.length = 0;
-    failing = (cmd) => cmd.constructor.name === 'PutCommand' && sk(cmd) === '#EMAIL';
+    failing = (call) => call.op === 'put' && call.key?.sk === '#EMAIL';
     try {
       const res = await upload(rt, 'email\nlast-import@example.org\n');
       expect(res.status).toBe(202);

@@ -208,7 +208,7 @@ describe('local runtime restarts and overrides', () => {
     // Declared: the very same ports.
     expect(jobs.queue).toBe(runtime.deps.queue);
     expect(jobs.blobs).toBe(runtime.deps.blobs);
-    expect(jobs.db).toBe(runtime.deps.db);
+    expect(jobs.store).toBe(runtime.deps.store);
     // Not declared by the jobs queue: refused, naming the declaration.
     expect(() =>
       jobs.mailer.sendRaw({ from: 'a@example.com', to: ['b@example.org'], raw: new Uint8Array() }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../shared/projects/repository';
-import { uniqueEmail } from './helpers/contacts';
+import { fieldTypes, uniqueEmail } from './helpers/contacts';
 import { importCsv, upload } from './helpers/imports';
 import { useLocalRuntime } from './helpers/local';
 
@@ -81,9 +81,7 @@ describe('review: contact shapes', () => {
         },
       },
     });
-    const fields = (await rt.api('GET', '/contacts/fields')).body.fields as { field: string; type: string }[];
-    const types = Object.fromEntries(fields.map((f) => [f.field, f.type]));
-    expect(types).toMatchObject({
+    expect(await fieldTypes(rt)).toMatchObject({
       'data.rvMs': 'date',
       'data.rvOffset': 'string',
       'data.rvBadDate': 'string',

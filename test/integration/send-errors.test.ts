@@ -2,7 +2,6 @@
  * POST /v1/send refusals: every status code of the spec and every field rule, each shown to
  * change nothing (no message, no contact, no email record).
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { putDomain, seedVerifiedDomain } from '../../shared/domains/repository';
 import { toHttpApiEvent } from '../../shared/local/gateway';
@@ -10,8 +9,9 @@ import { lambdaContext } from '../../shared/local/lambda';
 import { createProject } from '../../shared/projects/repository';
 import { MAX_ATTACHMENT_BYTES, RESERVED_HEADERS } from '../../shared/sending/schemas';
 import { keys } from '../../shared/table';
+import { uniqueEmail } from './helpers/contacts';
+import { putPendingDomain } from './helpers/domains';
 import { useLocalRuntime } from './helpers/local';
-import { uniqueEmail } from './helpers/mime';
 
 const rt = useLocalRuntime();
 
@@ -26,16 +26,7 @@ async function expectUntouched(to: string) {
 }
 
 async function emailRecordCount(projectId = rt.projectId) {
-  const out = await rt.deps.db.send(
-    new QueryCommand({
-      TableName: rt.deps.tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :p',
-      ExpressionAttributeValues: { ':p': keys.emailsIndex(projectId) },
-      Select: 'COUNT',
-    }),
-  );
-  return out.Count ?? 0;
+  return rt.deps.store.count({ index: 'emailsByTime', partition: keys.emailsIndex(projectId) });
 }
 
 async function expect422(body: Record<string, unknown>, field: string, code: string) {
@@ -97,17 +88,7 @@ describe('403', () => {
     });
     await expectUntouched(unregistered.to);
 
-    await putDomain(rt.deps, {
-      id: rt.deps.ids.uuid(),
-      projectId: rt.projectId,
-      domain: 'pending-send.example',
-      status: 'PENDING',
-      verified: false,
-      records: [],
-      lastCheckedAt: null,
-      verifiedAt: null,
-      createdAt: new Date().toISOString(),
-    });
+    await putPendingDomain(rt, rt.projectId, 'pending-send.example');
     const pending = { ...base(), from: { name: 'P', email: 'me@pending-send.example' } };
     const res2 = await rt.api('POST', '/v1/send', { body: pending });
     expect(res2.status).toBe(403);
@@ -133,12 +114,7 @@ describe('403', () => {
 
   it('answers 403 PROJECT_DISABLED for a disabled project', async () => {
     const { project, secretKey } = await createProject(rt.deps, { name: 'disabled' });
-    await rt.deps.db.send(
-      new PutCommand({
-        TableName: rt.deps.tableName,
-        Item: { ...keys.project(project.id), ...project, disabled: true },
-      }),
-    );
+    await rt.deps.store.write({ put: { ...keys.project(project.id), ...project, disabled: true } });
     const body = base();
     const res = await rt.api('POST', '/v1/send', { key: secretKey, body });
     expect(res.status).toBe(403);

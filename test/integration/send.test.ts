@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EMAIL_FAILED, EMAIL_SENT } from '../../shared/sending/service';
+import { contactEvents, postContact, uniqueEmail } from './helpers/contacts';
 import { useLocalRuntime } from './helpers/local';
-import { contactEvents, emailRecord, onlyMailTo, rawMail, uniqueEmail } from './helpers/mime';
+import { emailRecord, onlyMailTo, rawMail } from './helpers/mime';
 
 const rt = useLocalRuntime();
 
@@ -38,12 +39,6 @@ async function template(body: Record<string, unknown>) {
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id as string;
-}
-
-async function contact(email: string, extra: Record<string, unknown> = {}) {
-  const res = await rt.api('POST', '/contacts', { body: { email, ...extra } });
-  expect([200, 201]).toContain(res.status);
-  return res.body;
 }
 
 describe('POST /v1/send with subject and body', () => {
@@ -108,7 +103,7 @@ describe('POST /v1/send with subject and body', () => {
     const [b] = (await send({ to: opted, from: from(), subject: 's', body: 'b', subscribed: true })).emails;
     expect((await rt.api('GET', `/contacts/${b!.contact.id}`)).body.subscribed).toBe(true);
 
-    const existing = await contact(uniqueEmail('old'), { subscribed: true });
+    const existing = await postContact(rt, { email: uniqueEmail('old'), subscribed: true });
     await send({ to: existing.email, from: from(), subject: 's', body: 'b' });
     expect((await rt.api('GET', `/contacts/${existing.id}`)).body.subscribed).toBe(true);
     // An explicit change is a subscription event (source: send).
@@ -227,7 +222,8 @@ describe('POST /v1/send with subject and body', () => {
 describe('POST /v1/send with a template', () => {
   it('renders the spec syntax with contact data merged with request data', async () => {
     const to = uniqueEmail('vars');
-    const stored = await contact(to, {
+    const stored = await postContact(rt, {
+      email: to,
       data: { 'first name': 'Ann', profile: { tier: 'gold' }, plan: 'pro' },
     });
     const id = await template({
@@ -337,7 +333,7 @@ describe('content types', () => {
     });
     const out = uniqueEmail('mk-out');
     const inn = uniqueEmail('mk-in');
-    await contact(inn, { subscribed: true });
+    await postContact(rt, { email: inn, subscribed: true });
     const data = await send({ to: [out, inn], template: id });
     // A new contact from /v1/send is unsubscribed, so marketing skips it, saying why.
     expect(data.emails[0]).toMatchObject({
@@ -368,7 +364,7 @@ describe('content types', () => {
       body: '<p>News</p><a href="{{ unsubscribeUrl }}">Stop these</a> <a href="{{manageUrl}}">Manage</a>',
     });
     const to = uniqueEmail('mk-own');
-    await contact(to, { subscribed: true });
+    await postContact(rt, { email: to, subscribed: true });
     await send({ to, template: id });
     const { raw } = await onlyMailTo(rt, to);
     const url = raw.header('list-unsubscribe')!.slice(1, -1);
@@ -383,7 +379,7 @@ describe('content types', () => {
   it('TRANSACTIONAL: always sent, without footer or list headers', async () => {
     const id = await template({ type: 'TRANSACTIONAL', body: '<p>Receipt</p>' });
     const to = uniqueEmail('tx');
-    await contact(to, { subscribed: false });
+    await postContact(rt, { email: to, subscribed: false });
     const [entry] = (await send({ to, template: id })).emails;
     expect(entry!.status).toBe('sent');
     const { raw } = await onlyMailTo(rt, to);
@@ -395,9 +391,9 @@ describe('content types', () => {
   it('HEADLESS: sent as authored (no footer), subscription respected, list headers kept', async () => {
     const id = await template({ type: 'HEADLESS', body: '<p>Exactly this</p>' });
     const subscribed = uniqueEmail('hl-in');
-    await contact(subscribed, { subscribed: true });
+    await postContact(rt, { email: subscribed, subscribed: true });
     const unsubscribed = uniqueEmail('hl-out');
-    await contact(unsubscribed, { subscribed: false });
+    await postContact(rt, { email: unsubscribed, subscribed: false });
     const data = await send({ to: [subscribed, unsubscribed], template: id });
     expect(data.emails.map((e) => e.status)).toEqual(['sent', 'skipped']);
     const { raw } = await onlyMailTo(rt, subscribed);

@@ -1,8 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { putDomain, seedVerifiedDomain } from '../../shared/domains/repository';
+import { seedVerifiedDomain } from '../../shared/domains/repository';
 import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
+import { putPendingDomain } from './helpers/domains';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
@@ -148,17 +148,7 @@ describe('POST /templates', () => {
       code: 'INTERNAL_SERVER_ERROR',
       details: { reason: 'DOMAIN_NOT_REGISTERED' },
     });
-    await putDomain(rt.deps, {
-      id: rt.deps.ids.uuid(),
-      projectId: project.projectId,
-      domain: 'pending.example',
-      status: 'PENDING',
-      verified: false,
-      records: [],
-      lastCheckedAt: null,
-      verifiedAt: null,
-      createdAt: new Date().toISOString(),
-    });
+    await putPendingDomain(rt, project.projectId, 'pending.example');
     const pending = await rt.api('POST', '/templates', {
       key: project.key,
       body: valid({ from: 'a@pending.example' }),
@@ -371,12 +361,7 @@ describe('GET /templates/{id}/usage', () => {
     const t = await createTemplate(valid({ from: project.from }), project.key);
     const other = await createTemplate(valid({ from: project.from }), project.key);
     const put = (sk: string, item: Record<string, unknown>) =>
-      rt.deps.db.send(
-        new PutCommand({
-          TableName: rt.deps.tableName,
-          Item: { pk: keys.projectPartition(project.projectId), sk, ...item },
-        }),
-      );
+      rt.deps.store.write({ put: { pk: keys.projectPartition(project.projectId), sk, ...item } });
     await put('CAMPAIGN#c1', { id: 'c1', name: 'Launch', templateId: t.id });
     await put('CAMPAIGN#c2', { id: 'c2', name: 'Unrelated', templateId: other.id });
     await put('WORKFLOW#w1', {
@@ -392,18 +377,15 @@ describe('GET /templates/{id}/usage', () => {
     await put('WORKFLOW#w2', { id: 'w2', name: 'Win-back' });
     await put('WORKFLOW#w2#STEP#s9', { id: 's9', type: 'SEND_EMAIL', config: { templateId: t.id } });
     // The same shapes in another project do not count.
-    await rt.deps.db.send(
-      new PutCommand({
-        TableName: rt.deps.tableName,
-        Item: {
-          pk: keys.projectPartition(rt.projectId),
-          sk: 'CAMPAIGN#x',
-          id: 'x',
-          name: 'x',
-          templateId: t.id,
-        },
-      }),
-    );
+    await rt.deps.store.write({
+      put: {
+        pk: keys.projectPartition(rt.projectId),
+        sk: 'CAMPAIGN#x',
+        id: 'x',
+        name: 'x',
+        templateId: t.id,
+      },
+    });
 
     const res = await rt.api('GET', `/templates/${t.id}/usage`, { key: project.key });
     expect(res.status).toBe(200);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../shared/projects/repository';
+import { contactByEmail, listContactEvents, uniqueEmail } from './helpers/contacts';
 import { type Json, useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
-
-let seq = 0;
-const uniqueEmail = (tag = 't') => `${tag}-${Date.now().toString(36)}-${++seq}@example.org`;
 
 const track = (body: unknown, options: { key?: string | null; headers?: Record<string, string> } = {}) =>
   rt.api('POST', '/v1/track', {
@@ -13,18 +11,6 @@ const track = (body: unknown, options: { key?: string | null; headers?: Record<s
     key: options.key === undefined ? rt.publicKey : options.key,
     headers: options.headers,
   });
-
-async function contactByEmail(email: string): Promise<Json | undefined> {
-  const res = await rt.api('POST', '/contacts/lookup', { body: { emails: [email] } });
-  const found = res.body.found[0];
-  return found ? (await rt.api('GET', `/contacts/${found.id}`)).body : undefined;
-}
-
-async function eventsOf(contactId: string): Promise<Json[]> {
-  const res = await rt.api('GET', `/events/contact/${contactId}`, { query: { limit: 100 } });
-  expect(res.status).toBe(200);
-  return res.body.data;
-}
 
 describe('POST /v1/track', () => {
   it('records the event, creates the contact subscribed, and answers the Track result', async () => {
@@ -38,14 +24,14 @@ describe('POST /v1/track', () => {
     });
     expect(Date.parse(res.body.data.timestamp)).toBeGreaterThanOrEqual(before - 1000);
 
-    const contact = await contactByEmail(email);
+    const contact = await contactByEmail(rt, email);
     expect(contact).toMatchObject({
       id: res.body.data.contact,
       email,
       subscribed: true,
       data: { plan: 'pro' },
     });
-    const events = await eventsOf(contact.id);
+    const events = await listContactEvents(rt, contact.id);
     expect(events).toEqual([
       {
         id: res.body.data.event,
@@ -65,7 +51,7 @@ describe('POST /v1/track', () => {
       expect(res.status, String(key)).toBe(401);
       expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_API_KEY', statusCode: 401 } });
     }
-    expect(await contactByEmail(email)).toBeUndefined();
+    expect(await contactByEmail(rt, email)).toBeUndefined();
   });
 
   it('creates a new event record each time the same event is tracked without an Idempotency-Key', async () => {
@@ -75,13 +61,13 @@ describe('POST /v1/track', () => {
     expect(second.status).toBe(200);
     expect(second.body.data.contact).toBe(first.body.data.contact);
     expect(second.body.data.event).not.toBe(first.body.data.event);
-    const events = await eventsOf(first.body.data.contact);
+    const events = await listContactEvents(rt, first.body.data.contact);
     expect(events.map((e) => e.id).sort()).toEqual([first.body.data.event, second.body.data.event].sort());
   });
 
   it('answers 409 IDEMPOTENCY_KEY_REUSED for a reused key and records the event once', async () => {
     const email = uniqueEmail('idem');
-    const key = `track-${Date.now()}-${seq}`;
+    const key = `track-${email}`;
     const first = await track({ email, event: 'paid' }, { headers: { 'idempotency-key': key } });
     expect(first.status).toBe(200);
     const again = await track({ email, event: 'paid' }, { headers: { 'idempotency-key': key } });
@@ -99,14 +85,14 @@ describe('POST /v1/track', () => {
         originalStatusCode: 200,
       },
     });
-    expect(await eventsOf(first.body.data.contact)).toHaveLength(1);
+    expect(await listContactEvents(rt, first.body.data.contact)).toHaveLength(1);
     // Keys are scoped per endpoint: the dashboard alias may use the same one.
     const alias = await rt.api('POST', '/events/track', {
       body: { email, event: 'paid' },
       headers: { 'idempotency-key': key },
     });
     expect(alias.status).toBe(200);
-    expect(await eventsOf(first.body.data.contact)).toHaveLength(2);
+    expect(await listContactEvents(rt, first.body.data.contact)).toHaveLength(2);
   });
 
   it('rejects an invalid Idempotency-Key with 400 and records nothing', async () => {
@@ -114,7 +100,7 @@ describe('POST /v1/track', () => {
     const res = await track({ email, event: 'x' }, { headers: { 'idempotency-key': 'x'.repeat(256) } });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('INVALID_IDEMPOTENCY_KEY');
-    expect(await contactByEmail(email)).toBeUndefined();
+    expect(await contactByEmail(rt, email)).toBeUndefined();
   });
 });
 
@@ -174,7 +160,7 @@ describe('validation', () => {
     expect(res.body.error.errors).toEqual([
       expect.objectContaining({ field: 'event', code: 'reserved_event', received: event.trim() }),
     ]);
-    expect(await contactByEmail(email)).toBeUndefined();
+    expect(await contactByEmail(rt, email)).toBeUndefined();
   });
 
   it('reports a reserved name together with other problems', async () => {
@@ -201,7 +187,7 @@ describe('validation', () => {
     const res = await track({ email, event: 'big', data: removals }, { headers: { 'idempotency-key': key } });
     expect(res.status).toBe(422);
     expect(res.body.error.errors[0]).toMatchObject({ field: 'data', code: 'too_big' });
-    expect(await contactByEmail(email)).toBeUndefined();
+    expect(await contactByEmail(rt, email)).toBeUndefined();
     const retry = await track({ email, event: 'big' }, { headers: { 'idempotency-key': key } });
     expect(retry.status).toBe(200);
   });
@@ -215,7 +201,7 @@ describe('validation', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.error.errors[0]).toMatchObject({ field: 'data', code: 'too_big' });
-    expect(await contactByEmail(email)).toBeUndefined();
+    expect(await contactByEmail(rt, email)).toBeUndefined();
   });
 });
 
@@ -223,7 +209,7 @@ describe('contact subscription and data', () => {
   it('creates a contact unsubscribed when subscribed is false', async () => {
     const email = uniqueEmail('unsub');
     await track({ email, event: 'signup', subscribed: false });
-    expect((await contactByEmail(email)).subscribed).toBe(false);
+    expect((await contactByEmail(rt, email)).subscribed).toBe(false);
   });
 
   it('keeps an existing contact state unless subscribed is given; a flip emits contact.subscribed', async () => {
@@ -231,18 +217,18 @@ describe('contact subscription and data', () => {
     const created = await rt.api('POST', '/contacts', { body: { email, subscribed: false } });
     const id = created.body.id;
     await track({ email, event: 'visit' });
-    expect((await contactByEmail(email)).subscribed).toBe(false);
-    expect((await eventsOf(id)).map((e) => e.name)).toEqual(['visit']);
+    expect((await contactByEmail(rt, email)).subscribed).toBe(false);
+    expect((await listContactEvents(rt, id)).map((e) => e.name)).toEqual(['visit']);
 
     await track({ email, event: 'optin', subscribed: true });
-    expect((await contactByEmail(email)).subscribed).toBe(true);
-    const names = (await eventsOf(id)).map((e) => e.name);
+    expect((await contactByEmail(rt, email)).subscribed).toBe(true);
+    const names = (await listContactEvents(rt, id)).map((e) => e.name);
     expect(names.sort()).toEqual(['contact.subscribed', 'optin', 'visit']);
-    const sub = (await eventsOf(id)).find((e) => e.name === 'contact.subscribed');
+    const sub = (await listContactEvents(rt, id)).find((e) => e.name === 'contact.subscribed');
     expect(sub.data).toEqual({ source: 'track' });
 
     await track({ email, event: 'optout', subscribed: false });
-    expect((await eventsOf(id)).map((e) => e.name)).toContain('contact.unsubscribed');
+    expect((await listContactEvents(rt, id)).map((e) => e.name)).toContain('contact.unsubscribed');
   });
 
   it('patches data into the contact; non-persistent values go only into the event', async () => {
@@ -254,9 +240,9 @@ describe('contact subscription and data', () => {
       data: { plan: 'pro', drop: null, coupon: { value: 'SAVE10', persistent: false }, empty: '' },
     });
     expect(res.status).toBe(200);
-    const contact = await contactByEmail(email);
+    const contact = await contactByEmail(rt, email);
     expect(contact.data).toEqual({ keep: 'me', plan: 'pro' });
-    const [event] = (await eventsOf(contact.id)).filter((e) => e.name === 'upgraded');
+    const [event] = (await listContactEvents(rt, contact.id)).filter((e) => e.name === 'upgraded');
     expect(event.data).toEqual({ plan: 'pro', coupon: 'SAVE10' });
   });
 
@@ -265,7 +251,7 @@ describe('contact subscription and data', () => {
     const email = uniqueEmail('iso');
     const res = await track({ email, event: 'signup' }, { key: other.publicKey });
     expect(res.status).toBe(200);
-    expect(await contactByEmail(email)).toBeUndefined();
+    expect(await contactByEmail(rt, email)).toBeUndefined();
     const theirs = await rt.api('GET', `/contacts/${res.body.data.contact}`, { key: other.secretKey });
     expect(theirs.status).toBe(200);
   });

@@ -48,7 +48,7 @@ export interface ApiKeyAuthenticatorOptions {
   readonly limitFailures?: boolean;
 }
 
-type KeyDeps = Pick<Deps, 'db' | 'tableName' | 'clock' | 'ids'>;
+type KeyDeps = Pick<Deps, 'store' | 'clock' | 'ids'>;
 
 /** One instance per handler instance: its caches and failure counts are shared by its kinds. */
 export class ApiKeyAuthenticator {

@@ -8,11 +8,24 @@ let seq = 0;
 /** A new address each call, so tests never see each other's contacts or mail. */
 export const uniqueEmail = (tag = 'r') => `${tag}-${Date.now().toString(36)}-${++seq}@example.org`;
 
-/** POST /contacts (a create or an update, 201 or 200); the contact answered. */
-export async function postContact(rt: ApiClient, body: Record<string, unknown>): Promise<Json> {
+/**
+ * POST /contacts (a create or an update: 201 or 200, or exactly `options.status`); the contact
+ * answered.
+ */
+export async function postContact(
+  rt: ApiClient,
+  body: Record<string, unknown>,
+  options: { readonly status?: 200 | 201 } = {},
+): Promise<Json> {
   const res = await rt.api('POST', '/contacts', { body });
-  expect([200, 201], res.text).toContain(res.status);
+  if (options.status === undefined) expect([200, 201], res.text).toContain(res.status);
+  else expect(res.status, res.text).toBe(options.status);
   return res.body;
+}
+
+/** A new contact (POST /contacts answering exactly 201); its id. */
+export async function createContact(rt: ApiClient, email: string, subscribed = true): Promise<string> {
+  return (await postContact(rt, { email, subscribed }, { status: 201 })).id;
 }
 
 /** The contact with `email` as GET /contacts/{id} answers it (found with /contacts/lookup), or undefined. */
@@ -20,6 +33,12 @@ export async function contactByEmail(rt: ApiClient, email: string): Promise<Json
   const res = await rt.api('POST', '/contacts/lookup', { body: { emails: [email] } });
   const found = res.body.found[0];
   return found ? (await rt.api('GET', `/contacts/${found.id}`)).body : undefined;
+}
+
+/** The type of every field GET /contacts/fields lists, by field name (`data.plan`...). */
+export async function fieldTypes(rt: ApiClient): Promise<Record<string, string>> {
+  const fields = (await rt.api('GET', '/contacts/fields')).body.fields as { field: string; type: string }[];
+  return Object.fromEntries(fields.map((f) => [f.field, f.type]));
 }
 
 /** The events of a contact as GET /events/contact/{id} answers them (up to 100). */

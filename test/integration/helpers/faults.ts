@@ -7,7 +7,8 @@
  *     await expect(upsertContact(deps, ...)).rejects.toThrow('simulated crash');
  *
  * For handlers built once (a queue worker), keep a `StoreFaults`, inject it into their deps and
- * arm it per test with `failAt`.
+ * arm it per test with `failAt`. To look at requests, or to fail every request of a kind while
+ * a test says so, watch the store (`watchedDeps`).
  */
 import type { Key, Store, Write } from '../../../shared/store/store';
 import { storeOver } from '../../../shared/store/store';
@@ -43,6 +44,46 @@ function callOf(write: Write): StoreCall {
   return { op: 'delete', key: write.delete, ...condition };
 }
 
+/** What a watch sees of a store's requests. */
+export interface StoreWatch {
+  /** Before the request is sent; throwing fails it (with what was thrown). */
+  readonly before?: (call: StoreCall) => void;
+  /** Once the request succeeded. */
+  readonly after?: (call: StoreCall) => void;
+}
+
+/** `store`, telling `watch` of each request. */
+export function watchStore(store: Store, watch: StoreWatch): Store {
+  /** `run`, with `watch` told of each call (`describe` tells what it is from its first argument). */
+  const watched =
+    <A extends unknown[], T>(describe: (first: A[0]) => StoreCall, run: (...args: A) => Promise<T>) =>
+    async (...args: A): Promise<T> => {
+      const call = describe(args[0]);
+      watch.before?.(call);
+      const out = await run(...args);
+      watch.after?.(call);
+      return out;
+    };
+  return storeOver({
+    get: watched((key) => ({ op: 'get', key }), store.get.bind(store)),
+    batchGet: watched(() => ({ op: 'batchGet' }), store.batchGet.bind(store)),
+    write: watched(callOf, store.write.bind(store)),
+    batchDelete: watched(() => ({ op: 'batchDelete' }), store.batchDelete.bind(store)),
+    query: watched(() => ({ op: 'query' }), store.query.bind(store)),
+    count: watched(() => ({ op: 'count' }), store.count.bind(store)),
+    async *queryAll(query) {
+      watch.before?.({ op: 'queryAll' });
+      yield* store.queryAll(query);
+      watch.after?.({ op: 'queryAll' });
+    },
+  });
+}
+
+/** `deps` with its store watched. */
+export function watchedDeps<D extends { readonly store: Store }>(deps: D, watch: StoreWatch): D {
+  return { ...deps, store: watchStore(deps.store, watch) };
+}
+
 /** Faults for the stores it wraps: at most one armed at a time, each firing once. */
 export class StoreFaults {
   #armed: { match: CallMatch; nth: number; seen: number } | undefined;
@@ -69,19 +110,9 @@ export class StoreFaults {
 
   /** `store`, with the faults. */
   wrap(store: Store): Store {
-    const gate = <T>(call: StoreCall, run: () => Promise<T>): Promise<T> =>
-      this.#fails(call) ? Promise.reject(new Error(this.message)) : run();
-    const faults = this;
-    return storeOver({
-      get: (key, options) => gate({ op: 'get', key }, () => store.get(key, options)),
-      batchGet: (keys, options) => gate({ op: 'batchGet' }, () => store.batchGet(keys, options)),
-      write: (write) => gate(callOf(write), () => store.write(write)),
-      batchDelete: (keys) => gate({ op: 'batchDelete' }, () => store.batchDelete(keys)),
-      query: (query, options) => gate({ op: 'query' }, () => store.query(query, options)),
-      count: (query) => gate({ op: 'count' }, () => store.count(query)),
-      async *queryAll(query) {
-        if (faults.#fails({ op: 'queryAll' })) throw new Error(faults.message);
-        yield* store.queryAll(query);
+    return watchStore(store, {
+      before: (call) => {
+        if (this.#fails(call)) throw new Error(this.message);
       },
     });
   }

@@ -7,9 +7,6 @@ import { expect } from 'vitest';
 import { getEmailRecord } from '../../../shared/sending/repository';
 import type { LocalTestRuntime } from './local';
 
-// Kept here for the tests that import them from this module (they live in helpers/contacts.ts).
-export { contactEvents, uniqueEmail } from './contacts';
-
 export interface RawMail {
   /** The MIME source as the provider received it. */
   readonly source: string;

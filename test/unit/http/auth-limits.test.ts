@@ -1,6 +1,6 @@
 /**
- * Failed authentication in the HTTP stack, with a fake store that counts its requests and a clock
- * the test moves: the negative key cache and the per-client failure limit.
+ * Failed authentication in the HTTP stack, with a store over a fake client that counts its
+ * requests and a clock the test moves: the negative key cache and the per-client failure limit.
  */
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { CACHE_TTL_MS, httpGroup, NEGATIVE_CACHE_TTL_MS } from '../../../shared/
 import { httpApiEvent } from '../../../shared/local/apigw-event';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
+import { createStore } from '../../../shared/store/store';
 
 const SECRET = 'sk_known_secret';
 
@@ -32,8 +33,7 @@ function setup() {
     },
   };
   const deps = {
-    db,
-    tableName: 't',
+    store: createStore(db as never, 't'),
     clock: { now: () => new Date(now) },
     ids: { uuid: () => 'id' },
     config: toAppConfig({ TABLE_NAME: 't', RATE_LIMIT_PER_MINUTE: 1000, IDEMPOTENCY_TTL_HOURS: 24 }),

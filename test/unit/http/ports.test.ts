@@ -1,16 +1,36 @@
 /** `scopeDeps`: a function's code gets the ports it declares, and a clear refusal for the others. */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { literalSecret } from '../../../shared/config/env';
 import { declaredDeps, scopeDeps, UndeclaredPortError } from '../../../shared/http/ports';
 import type { PortUse } from '../../../shared/manifest';
 import type { Deps } from '../../../shared/ports';
+import { storeOver } from '../../../shared/store/store';
+
+const key = { pk: 'a', sk: 'b' };
+const query = { partition: 'a' };
 
 function fakeDeps() {
+  /** The store requests that reached the table. */
   const sent: string[] = [];
+  const answer =
+    <T>(request: string, value: T) =>
+    async () => {
+      sent.push(request);
+      return value;
+    };
   const deps = {
-    db: { send: vi.fn(async (cmd: object) => void sent.push(cmd.constructor.name)) },
-    tableName: 't',
+    store: storeOver({
+      get: answer('get', undefined),
+      batchGet: answer('batchGet', []),
+      write: answer('write', undefined),
+      batchDelete: answer('batchDelete', undefined),
+      query: answer('query', { items: [], cursor: '' }),
+      async *queryAll() {
+        sent.push('queryAll');
+        yield* [];
+      },
+      count: answer('count', 0),
+    }),
     queue: { send: vi.fn(async () => {}) },
     scheduler: { scheduleAt: vi.fn(async () => {}), cancel: vi.fn(async () => {}) },
     mailer: { sendRaw: vi.fn(async () => ({ messageId: 'm' })) },
@@ -46,7 +66,7 @@ describe('scopeDeps', () => {
     ];
     const scoped = scopeDeps(deps, all, 'test');
     for (const port of [
-      'db',
+      'store',
       'queue',
       'scheduler',
       'mailer',
@@ -72,17 +92,35 @@ describe('scopeDeps', () => {
     await expect(async () => scoped.config.linkSigningSecret()).rejects.toThrow(/'sign-links'/);
   });
 
-  it('tells table reads from writes by the command', async () => {
+  it('tells table reads from writes by the store request', async () => {
     const { deps, sent } = fakeDeps();
     const reader = scopeDeps(deps, ['table:read'], 'reader');
-    await reader.db.send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } }));
-    await reader.db.send(new QueryCommand({ TableName: 't' }));
-    expect(() => reader.db.send(new PutCommand({ TableName: 't', Item: { pk: 'a', sk: 'b' } }))).toThrow(
+    await reader.store.get(key);
+    await reader.store.batchGet([key]);
+    await reader.store.query(query);
+    for await (const _ of reader.store.queryAll(query));
+    await reader.store.count(query);
+    await reader.store.page(query, { limit: 1 });
+    expect(() => reader.store.write({ put: key })).toThrow(
+      new UndeclaredPortError('reader', 'table:write', 'deps.store.write'),
+    );
+    await expect(reader.store.writeIf({ delete: key, if: 'attribute_exists(pk)' })).rejects.toThrow(
       /does not declare 'table:write'/,
     );
-    expect(sent).toEqual(['GetCommand', 'QueryCommand']);
+    expect(() => reader.store.batchDelete([key])).toThrow(/does not declare 'table:write'/);
+    expect(sent).toEqual(['get', 'batchGet', 'query', 'queryAll', 'count', 'query']);
+
+    const writer = scopeDeps(deps, ['table:write'], 'writer');
+    await writer.store.write({ put: key });
+    await writer.store.writeIf({ put: key, if: 'attribute_not_exists(pk)' });
+    await writer.store.batchDelete([key]);
+    expect(() => writer.store.get(key)).toThrow(/does not declare 'table:read'/);
+    expect(() => writer.store.queryAll(query)).toThrow(/does not declare 'table:read'/);
+    await expect(writer.store.page(query, { limit: 1 })).rejects.toThrow(/does not declare 'table:read'/);
+    expect(sent.slice(6)).toEqual(['write', 'write', 'batchDelete']);
+
     const nothing = scopeDeps(deps, [], 'config');
-    expect(() => nothing.db.send(new GetCommand({ TableName: 't', Key: {} }))).toThrow(/'table:read'/);
+    expect(() => nothing.store.get(key)).toThrow(/'table:read'/);
   });
 
   it('lets the background check read SES identities but not change them', async () => {
@@ -99,7 +137,7 @@ describe('scopeDeps', () => {
     const { deps } = fakeDeps();
     const used: PortUse[] = [];
     const scoped = scopeDeps(deps, ['table:read', 'dns'], 'recorded', { onUse: (use) => used.push(use) });
-    await scoped.db.send(new GetCommand({ TableName: 't', Key: {} }));
+    await scoped.store.get(key);
     await scoped.dns.resolve('example.com', 'MX');
     expect(() => scoped.blobs.get('k')).toThrow(UndeclaredPortError);
     expect(used).toEqual(['table:read', 'dns', 'blobs']);
@@ -108,9 +146,7 @@ describe('scopeDeps', () => {
   it('scopes by the manifest entry of a function', async () => {
     const { deps } = fakeDeps();
     const config = declaredDeps(deps, 'http', 'config');
-    expect(() => config.db.send(new GetCommand({ TableName: 't', Key: {} }))).toThrow(
-      /http function config .*'table:read'/,
-    );
+    expect(() => config.store.get(key)).toThrow(/http function config .*'table:read'/);
     expect(() => declaredDeps(deps, 'http', 'nope')).toThrow(/No http function named nope/);
   });
 });

@@ -9,10 +9,11 @@ import { type AuthedRequest, httpGroup, openRoute, route } from '../../../shared
 import { httpApiEvent } from '../../../shared/local/apigw-event';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
+import { createStore } from '../../../shared/store/store';
 
 const SECRET = 'sk_test_secret';
 
-/** A store that knows one key and project, counts rate-limit windows, and fails on anything else. */
+/** A table that knows one key and project, counts rate-limit windows, and fails on anything else. */
 function fakeDeps(): Deps {
   const db = {
     send: async (cmd: { constructor: { name: string }; input: { Key?: { pk: string } } }) => {
@@ -27,8 +28,7 @@ function fakeDeps(): Deps {
     },
   };
   return {
-    db,
-    tableName: 't',
+    store: createStore(db as never, 't'),
     clock: { now: () => new Date('2026-01-01T00:00:00Z') },
     ids: { uuid: () => 'generated-id' },
     config: toAppConfig({ TABLE_NAME: 't', RATE_LIMIT_PER_MINUTE: 1000, IDEMPOTENCY_TTL_HOURS: 24 }),
@@ -71,7 +71,7 @@ describe('http stack', () => {
       path: '/contacts/{id}',
       params: z.object({ id: z.string() }),
       handler: async () => {
-        await deps.db.send({ constructor: { name: 'QueryCommand' }, input: {} } as never);
+        await deps.store.query({ partition: 'x' });
         return ok({});
       },
     }),

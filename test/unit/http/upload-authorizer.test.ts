@@ -8,6 +8,7 @@ import { toAppConfig } from '../../../shared/config/env';
 import { authorizeImportUpload, UNAUTHORIZED } from '../../../shared/imports/upload';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
+import { createStore } from '../../../shared/store/store';
 
 const SECRET = 'sk_upload_secret';
 const PUBLIC = 'pk_upload_public';
@@ -35,8 +36,7 @@ function setup() {
     },
   };
   const deps = {
-    db,
-    tableName: 't',
+    store: createStore(db as never, 't'),
     clock: { now: () => new Date('2026-01-01T00:00:00Z') },
     ids: { uuid: () => '00000000-0000-4000-8000-000000000001' },
     config: toAppConfig({ TABLE_NAME: 't', RATE_LIMIT_PER_MINUTE: 1000, IDEMPOTENCY_TTL_HOURS: 24 }),

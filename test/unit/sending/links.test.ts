@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { literalSecret } from '../../../shared/config/env';
-import { localLinkSigningSecret } from '../../../shared/local/runtime';
+import { localLinkSigningSecret } from '../../../shared/local/seed';
 import {
   LinkConfigError,
   linkSettings,

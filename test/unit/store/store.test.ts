@@ -10,10 +10,9 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors';
-import { createStore, encodeCursor, storeOf, storeOver } from '../../../shared/store/store';
+import { createStore, encodeCursor } from '../../../shared/store/store';
 
-const newClient = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
-const db = newClient();
+const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const dynamo = mockClient(db);
 const store = createStore(db, 'sesame');
 
@@ -221,25 +220,5 @@ describe('batch reads', () => {
   it('send nothing for no keys', async () => {
     expect(await store.batchGet([])).toEqual([]);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(0);
-  });
-});
-
-describe('storeOf', () => {
-  it('answers the store deps carry', () => {
-    expect(storeOf({ store, db, tableName: 'sesame' })).toBe(store);
-    expect(storeOf({ store })).toBe(store);
-  });
-
-  it('answers a store of its own for a wrapped store (a test injecting faults)', () => {
-    const wrapped = storeOver(store);
-    expect(storeOf({ store: wrapped, db, tableName: 'sesame' })).toBe(wrapped);
-  });
-
-  it('follows a swapped client, and makes one store per client for deps without a store', () => {
-    const other = newClient();
-    const swapped = storeOf({ store, db: other, tableName: 'sesame' });
-    expect(swapped).not.toBe(store);
-    expect(storeOf({ db: other, tableName: 'sesame' })).toBe(swapped);
-    expect(storeOf({ db: other, tableName: 'another' })).not.toBe(swapped);
   });
 });

@@ -3,6 +3,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsDeps, parseAwsSettings, queueEnvVar } from '../../../../shared/composition/aws';
@@ -12,6 +13,7 @@ const scheduler = mockClient(SchedulerClient);
 const ses = mockClient(SESv2Client);
 const s3 = mockClient(S3Client);
 const route53 = mockClient(Route53Client);
+const dynamo = mockClient(DynamoDBDocumentClient);
 
 const env = {
   TABLE_NAME: 'sesame-table',
@@ -24,11 +26,11 @@ const env = {
 };
 
 beforeEach(() => {
-  for (const mock of [sqs, scheduler, ses, s3, route53]) mock.reset();
+  for (const mock of [sqs, scheduler, ses, s3, route53, dynamo]) mock.reset();
 });
 
 afterAll(() => {
-  for (const mock of [sqs, scheduler, ses, s3, route53]) mock.restore();
+  for (const mock of [sqs, scheduler, ses, s3, route53, dynamo]) mock.restore();
 });
 
 describe('queueEnvVar', () => {
@@ -52,7 +54,9 @@ describe('awsDeps', () => {
 
   it('wires every port from the environment', async () => {
     const deps = awsDeps(env);
-    expect(deps.tableName).toBe('sesame-table');
+    dynamo.on(GetCommand).resolves({});
+    await deps.store.get({ pk: 'a', sk: 'b' });
+    expect(dynamo.commandCalls(GetCommand)[0]!.args[0].input.TableName).toBe('sesame-table');
     expect(deps.config).toMatchObject({
       storageEnabled: true,
       billingEnabled: false,
@@ -95,9 +99,13 @@ describe('awsDeps', () => {
     expect(route53.commandCalls(ListHostedZonesByNameCommand)).toHaveLength(1);
   });
 
-  it('builds a document client that drops undefined values', () => {
+  it('builds a document client that drops undefined values', async () => {
     const deps = awsDeps(env);
-    expect(deps.db.config.translateConfig?.marshallOptions).toEqual({
+    dynamo.on(GetCommand).resolves({});
+    await deps.store.get({ pk: 'a', sk: 'b' });
+    // The client the store sends through.
+    const [call] = dynamo.commandCalls(GetCommand);
+    expect((call!.thisValue as DynamoDBDocumentClient).config.translateConfig?.marshallOptions).toEqual({
       removeUndefinedValues: true,
       convertClassInstanceToMap: false,
     });

@@ -1,5 +1,5 @@
-/** Job-item state shared by the jobs that keep one (import, bulk). */
-import { type Key, type StoreDeps, storeOf } from '../store/store';
+/** Job items (import, bulk): their states, and the write that ends one as failed (the key is the job repository's). */
+import type { Key, StoreDeps } from '../store/store';
 import type { JobFailure } from './chunked';
 
 /** The states of a job item; `completed` and `failed` are ends. */
@@ -17,7 +17,7 @@ export async function failJobItem(
   from: readonly JobStatus[] = ['queued', 'processing'],
 ): Promise<boolean> {
   const states = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
-  return storeOf(deps).writeIf({
+  return deps.store.writeIf({
     update: key,
     expression: 'SET #status = :failed, #error = :error, completedAt = :at',
     if: `#status IN (${Object.keys(states).join(', ')})`,
