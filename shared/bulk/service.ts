@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { mapLimit, readContactRecords } from '../contacts/batch';
 import { deleteContact, findContact, patchContact } from '../contacts/service';
-import { AppError } from '../errors';
+import { AppError, notFound } from '../errors';
 import { type Chunk, type ChunkOptions, chunkedJob, MOVED_ON } from '../jobs/chunked';
 import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
@@ -18,6 +18,7 @@ import {
   createBulkJob,
   failBulkJob,
   getBulkJob,
+  presentBulkJob,
   saveBulkPlan,
   startBulkJob,
 } from './repository';
@@ -41,6 +42,13 @@ export interface BulkWorkerOptions extends ChunkOptions {
 }
 
 /** Creates the job (ids deduplicated, order kept) and queues it. */
+/** `GET /contacts/bulk/{jobId}`: the job as the API shows it; 404 when the project has no such job. */
+export async function getBulk(deps: Pick<Deps, 'store' | 'clock'>, projectId: string, jobId: string) {
+  const job = await getBulkJob(deps, projectId, jobId);
+  if (!job) throw notFound('Bulk job');
+  return presentBulkJob(job);
+}
+
 export async function startBulk(
   deps: Deps,
   projectId: string,

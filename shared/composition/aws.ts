@@ -127,7 +127,7 @@ export function awsDeps(source: EnvSource = process.env): Deps {
       : unconfiguredScheduler,
     mailer: new SesMailer(ses, { configurationSetName: settings.sesConfigurationSet }),
     dns: new SystemDns(),
-    // Only the domains functions may use these two (see ExtraGrant in the manifest).
+    // Only the functions that declare the sender-domain uses may use these two (see PortUse in the manifest).
     emailIdentities: new SesEmailIdentities(ses),
     dnsZones: new Route53Zones(new Route53Client({})),
     blobs: env.UPLOAD_BUCKET

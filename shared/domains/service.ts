@@ -45,8 +45,10 @@ export interface DnsSetup {
 export async function addDomain(
   deps: Deps,
   projectId: string,
-  input: { domain: string; createRecords: boolean },
+  input: { domain: string; createRecords: boolean; projectId?: string },
 ): Promise<{ domain: Domain; dnsSetup: DnsSetup }> {
+  // A body naming another project is refused as if that project did not exist.
+  if (input.projectId !== undefined && input.projectId !== projectId) throw notFound('Project');
   const name = input.domain;
   const alreadyAdded = () =>
     conflict('DOMAIN_ALREADY_ADDED', `${name} is already a sender domain of this project`, { domain: name });

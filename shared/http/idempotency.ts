@@ -240,9 +240,10 @@ function storableResponse(body: unknown): unknown {
   if (typeof body !== 'string' || Buffer.byteLength(body) > MAX_STORED_RESPONSE_BYTES) return undefined;
   try {
     return JSON.parse(body);
-  } catch {
+  } catch (error) {
     // Not JSON: nothing a client could be handed back in `details`.
-    return undefined;
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
   }
 }
 

@@ -107,7 +107,8 @@ function moreSpecific(a: readonly Segment[], b: readonly Segment[]): boolean {
 export function decode(value: string): string {
   try {
     return decodeURIComponent(value);
-  } catch {
-    return value;
+  } catch (error) {
+    if (error instanceof URIError) return value;
+    throw error;
   }
 }

@@ -360,8 +360,9 @@ function decodeCursor(cursor: string | undefined, expect: Record<string, string>
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw badRequest('Invalid cursor', { cursor });
+  } catch (error) {
+    if (error instanceof SyntaxError) throw badRequest('Invalid cursor', { cursor });
+    throw error;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw badRequest('Invalid cursor');

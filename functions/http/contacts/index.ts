@@ -1,8 +1,7 @@
 /** Contacts route group: parses and validates input, calls one use case, maps the result. */
 
-import { getBulkJob, presentBulkJob } from '../../../shared/bulk/repository';
 import { bulkRequestSchema } from '../../../shared/bulk/schemas';
-import { startBulk } from '../../../shared/bulk/service';
+import { getBulk, startBulk } from '../../../shared/bulk/service';
 import { parseDataPatch } from '../../../shared/contacts/data';
 import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
 import { present } from '../../../shared/contacts/repository';
@@ -24,7 +23,6 @@ import {
   patchContact,
   upsertContact,
 } from '../../../shared/contacts/service';
-import { notFound } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { json, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -134,9 +132,7 @@ export function routes(deps: Deps): RouteImpl[] {
       path: '/contacts/bulk/{jobId}',
       params: jobIdSchema,
       handler: async (req) => {
-        const job = await getBulkJob(deps, req.projectId, req.params.jobId);
-        if (!job) throw notFound('Bulk job');
-        return ok(presentBulkJob(job));
+        return ok(await getBulk(deps, req.projectId, req.params.jobId));
       },
     }),
     route({

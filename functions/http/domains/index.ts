@@ -2,7 +2,6 @@
 import { present } from '../../../shared/domains/repository';
 import { addDomainSchema, domainIdSchema, projectIdSchema } from '../../../shared/domains/schemas';
 import { addDomain, listProjectDomains, removeDomain, verifyDomain } from '../../../shared/domains/service';
-import { notFound } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -25,7 +24,6 @@ export function routes(deps: Deps): RouteImpl[] {
       path: '/domains',
       handler: async (req: AuthedRequest) => {
         const input = parse(addDomainSchema, req.body ?? {});
-        if (input.projectId !== undefined && input.projectId !== req.projectId) throw notFound('Project');
         const { domain, dnsSetup } = await addDomain(deps, req.projectId, input);
         return created({ ...present(domain), dnsSetup });
       },

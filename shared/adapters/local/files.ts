@@ -37,9 +37,10 @@ export class Journal<T> {
       if (line.trim() === '') continue;
       try {
         entries.push(JSON.parse(line) as T);
-      } catch {
+      } catch (error) {
         // Only a crash mid-append produces this, and only on the last line: that entry never
         // completed, so skipping it is the correct recovery.
+        if (!(error instanceof SyntaxError)) throw error;
       }
     }
     return entries;
