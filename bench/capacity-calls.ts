@@ -1,0 +1,246 @@
+/**
+ * DynamoDB request units per API call, through HTTP against an in-memory local runtime, with the
+ * honest meter of capacity.ts (index writes of every put, update, delete and batch write; failed
+ * conditional writes). Run with `npm run bench:capacity` (REPS=3 calls of each kind by default;
+ * SIZES=200,2000,20000 contacts for the list).
+ *
+ * Per call: the units of the request itself, then those of what it left on the jobs queue (event
+ * listeners, purges, ...), drained after the call and metered in their own column, and a list of
+ * every item write: what it wrote (named from its key), its table and index units, failed
+ * conditions. Reads are the engine's ConsumedCapacity.
+ *
+ * The contacts behind `GET /contacts` and `POST /contacts/lookup` are seeded fast and unmetered:
+ * the repository's own items (`toItem`, and the email claim `putClaim` writes) in BatchWriteItem
+ * requests of 25 on the runtime's client, not through the API.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { type ContactRecord, toItem } from '../shared/contacts/repository';
+import { fastTimings, startLocal } from '../shared/local/runtime';
+import { keys } from '../shared/table';
+import { meterCapacity, type WriteRecord } from './capacity';
+
+const REPS = Number(process.env.REPS ?? 3);
+const SIZES = (process.env.SIZES ?? '200,2000,20000').split(',').map(Number);
+const started = performance.now();
+
+const rt = await startLocal({
+  port: 0,
+  timings: fastTimings,
+  recurringSchedules: false,
+  logger: { info: () => {}, warn: () => {}, error: console.error },
+});
+
+// Writes made by queue workers are labelled 'jobs': each worker runs inside this context.
+const phase = new AsyncLocalStorage<string>();
+type Worker = (event: SQSEvent) => Promise<unknown>;
+const queues = (rt.queue as unknown as { queues: Map<string, { worker?: Worker }> }).queues;
+for (const q of queues.values()) {
+  const worker = q.worker;
+  if (worker) q.worker = (event) => phase.run('jobs', () => worker(event));
+}
+const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
+
+async function call(method: string, path: string, body?: unknown, key = rt.secretKey) {
+  const res = await fetch(`${rt.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+interface Measured {
+  call: string;
+  rcu: number;
+  wcu: number;
+  jobsRcu: number;
+  jobsWcu: number;
+  writes: WriteRecord[];
+}
+const results: Measured[] = [];
+let unique = 0;
+const email = (tag: string) => `${tag}-${++unique}@bench.example.org`;
+
+/** Runs `op` REPS times (after `setup`, unmetered in effect: the meter is reset after it). */
+async function measure(
+  name: string,
+  op: (rep: number) => Promise<unknown>,
+  setup?: (rep: number) => Promise<void>,
+) {
+  const sum = { rcu: 0, wcu: 0, jobsRcu: 0, jobsWcu: 0 };
+  let writes: WriteRecord[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    if (setup) await setup(rep);
+    await rt.queue.drain({ timeoutMs: 60_000 });
+    meter.reset();
+    await op(rep);
+    const during = meter.reset();
+    await rt.queue.drain({ timeoutMs: 60_000 });
+    const after = meter.reset();
+    // Jobs that ran while the call was still answering are labelled 'jobs' too.
+    const all = [...during.writes, ...after.writes];
+    for (const part of [during.byPhase, after.byPhase]) {
+      sum.rcu += part.call?.read ?? 0;
+      sum.wcu += part.call?.write ?? 0;
+      sum.jobsRcu += part.jobs?.read ?? 0;
+      sum.jobsWcu += part.jobs?.write ?? 0;
+    }
+    if (rep === 0) writes = all;
+  }
+  const avg = (n: number) => Math.round((n / REPS) * 100) / 100;
+  results.push({
+    call: name,
+    rcu: avg(sum.rcu),
+    wcu: avg(sum.wcu),
+    jobsRcu: avg(sum.jobsRcu),
+    jobsWcu: avg(sum.jobsWcu),
+    writes,
+  });
+}
+
+const from = `news@${rt.senderDomain}`;
+const send = (to: string[]) =>
+  call('POST', '/v1/send', { to: to.length === 1 ? to[0] : to, from, subject: 'Hi', body: '<p>Hello</p>' });
+const createContacts = async (list: string[]) => {
+  for (const e of list) await call('POST', '/contacts', { email: e, data: { plan: 'free' } });
+};
+
+for (const n of [1, 5]) {
+  await measure(`POST /v1/send, ${n} new contact${n > 1 ? 's' : ''}`, () =>
+    send(Array.from({ length: n }, () => email('send-new'))),
+  );
+  let existing: string[] = [];
+  await measure(
+    `POST /v1/send, ${n} existing contact${n > 1 ? 's' : ''}`,
+    () => send(existing),
+    async () => {
+      existing = Array.from({ length: n }, () => email('send-old'));
+      await createContacts(existing);
+    },
+  );
+}
+
+const track = (body: Record<string, unknown>) => call('POST', '/v1/track', body, rt.publicKey);
+await measure('POST /v1/track, new contact', () => track({ email: email('track-new'), event: 'signup' }));
+let tracked = '';
+await measure(
+  'POST /v1/track, existing contact, no data',
+  () => track({ email: tracked, event: 'login' }),
+  async () => {
+    tracked = email('track-old');
+    await track({ email: tracked, event: 'signup' });
+  },
+);
+await measure(
+  'POST /v1/track, existing contact, new data',
+  () => track({ email: tracked, event: 'upgrade', data: { plan: 'pro', seats: 3 } }),
+  async () => {
+    tracked = email('track-data');
+    await track({ email: tracked, event: 'signup' });
+  },
+);
+
+// Contacts seeded fast and unmetered, as the repository writes them (claim, then contact).
+let seeded = 0;
+const seedEmails: string[] = [];
+const seedTimes: string[] = [];
+async function seedTo(total: number) {
+  const start = performance.now();
+  const now = Date.now();
+  const items: Record<string, unknown>[] = [];
+  for (; seeded < total; seeded++) {
+    const id = `seed${String(seeded).padStart(8, '0')}`;
+    const address = `seed${seeded}@bench.example.org`;
+    if (seedEmails.length < 100) seedEmails.push(address);
+    const at = new Date(now - (total - seeded) * 1000).toISOString();
+    const c: ContactRecord = {
+      id,
+      email: address,
+      emailLower: address,
+      subscribed: true,
+      snoozedUntil: null,
+      data: { plan: seeded % 2 ? 'pro' : 'free', n: seeded },
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    items.push(
+      { ...keys.emailClaim(rt.projectId, address), entity: 'emailClaim', contactId: id, email: address },
+      toItem(rt.projectId, c),
+    );
+  }
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  await meter.unmetered(async () => {
+    const lanes = Array.from({ length: 8 }, async () => {
+      for (let batch = batches.shift(); batch; batch = batches.shift()) {
+        let pending = batch.map((Item) => ({ PutRequest: { Item } }));
+        while (pending.length > 0) {
+          const out = await rt.dynamo.db.send(
+            new BatchWriteCommand({ RequestItems: { [rt.dynamo.tableName]: pending } }),
+          );
+          pending = (out.UnprocessedItems?.[rt.dynamo.tableName] ?? []) as typeof pending;
+        }
+      }
+    });
+    await Promise.all(lanes);
+  });
+  seedTimes.push(`${total}: ${((performance.now() - start) / 1000).toFixed(1)} s`);
+}
+
+for (const size of SIZES) {
+  await seedTo(size);
+  await measure(`GET /contacts, first page (${size.toLocaleString('en')} seeded contacts)`, () =>
+    call('GET', '/contacts'),
+  );
+  if (size === SIZES[0]) {
+    await measure('GET /contacts/fields', () => call('GET', '/contacts/fields'));
+    await measure('POST /contacts/lookup, 100 emails', () =>
+      call('POST', '/contacts/lookup', { emails: seedEmails }),
+    );
+  }
+}
+
+console.log(
+  `\nDynamoDB units per call (mean of ${REPS}), in-memory local runtime, honest meter (bench/capacity.ts)\n`,
+);
+console.table(
+  results.map((r) => ({
+    call: r.call,
+    RCU: r.rcu,
+    WCU: r.wcu,
+    'jobs RCU': r.jobsRcu,
+    'jobs WCU': r.jobsWcu,
+  })),
+);
+
+/** One line per kind of write: how many, what it cost in the table and each index. */
+function describe(writes: WriteRecord[], which: string): string[] {
+  const lines = new Map<string, { n: number; units: number }>();
+  for (const w of writes.filter((x) => x.phase === which)) {
+    const idx = w.indexes.map((i) => `${i.index} ${i.op} ${i.units}`).join(', ');
+    const label = `${w.entity} ${w.command}${w.failed ? ' FAILED condition' : ''}: table ${w.table}${idx ? `, ${idx}` : ''}`;
+    const line = lines.get(label) ?? { n: 0, units: 0 };
+    line.n++;
+    line.units += w.units;
+    lines.set(label, line);
+  }
+  return [...lines].map(([label, { n, units }]) => `${n} x ${label} (= ${units} WCU)`);
+}
+
+console.log('\nWrites of the first call of each kind (call | jobs drained after it):');
+for (const r of results) {
+  const call = describe(r.writes, 'call');
+  const jobs = describe(r.writes, 'jobs');
+  if (call.length + jobs.length === 0) continue;
+  console.log(`\n${r.call}`);
+  for (const line of call) console.log(`  call | ${line}`);
+  for (const line of jobs) console.log(`  jobs | ${line}`);
+}
+console.log(`\nSeeding (unmetered BatchWriteItem, claim + contact per contact): ${seedTimes.join('; ')}`);
+console.log(`Run time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+await rt.stop();
