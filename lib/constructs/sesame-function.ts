@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { defaults } from '../../shared/manifest';
@@ -34,6 +34,21 @@ export interface SesameFunctionProps {
  */
 const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * How every function is bundled (bench/bundles.ts builds with the same options through esbuild).
+ */
+export const sesameBundling = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  // Mappings are enough for stack traces; embedding sources would double the asset size.
+  sourcesContent: false,
+  bundleAwsSDK: true,
+  banner: ESM_REQUIRE_BANNER,
+} satisfies BundlingOptions;
 
 /**
  * A Lambda function as every Sesame entry point runs: Node.js 22 on arm64, bundled locally by
@@ -71,17 +86,7 @@ export class SesameFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps' },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        // Mappings are enough for stack traces; embedding sources would double the asset size.
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        banner: ESM_REQUIRE_BANNER,
-      },
+      bundling: sesameBundling,
     });
 
     Validations.of(this).acknowledge({

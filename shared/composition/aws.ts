@@ -1,29 +1,27 @@
 /**
- * Composition root for AWS: builds `Deps` from the environment with the SDK adapters. A handler
- * module calls `awsDeps()` once at module scope, so the SDK clients (and their connection pools)
- * are created once per cold start and reused by every invocation.
+ * Composition root for AWS: builds `Deps` from the environment. A function builds only the ports
+ * its manifest entry declares it `uses`, each on first use: `awsDeps` takes the declared uses and
+ * the function's `AwsWiring` (the adapter factories of shared/composition/aws-wiring.ts the entry
+ * point imports, so the bundle of a function holds only the adapters and SDK clients it uses), and
+ * answers ports that build their adapter on their first call. The SDK clients (and their
+ * connection pools) are created once per cold start, at first use, and reused by every invocation.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Route53Client } from '@aws-sdk/client-route-53';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod';
-import { SystemDns } from '../adapters/aws/dns';
-import { createDocumentClient } from '../adapters/aws/dynamo';
-import { Route53Zones } from '../adapters/aws/route53';
-import { S3Blobs } from '../adapters/aws/s3';
-import { EventBridgeScheduler } from '../adapters/aws/scheduler';
-import { SesMailer } from '../adapters/aws/ses';
-import { SesEmailIdentities } from '../adapters/aws/ses-identities';
-import { SqsQueue } from '../adapters/aws/sqs';
-import { ssmParameterLoader } from '../adapters/aws/ssm-parameter';
-import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
-import { manifest, type QueueName } from '../manifest';
-import { type BlobPort, type Deps, randomIds, type SchedulerPort, systemClock } from '../ports';
-import { createStore } from '../store/store';
+import { type AppConfig, type Env, parseEnv, type SecretLoader, toAppConfig } from '../config/env';
+import { manifest, type PortUse, type QueueName } from '../manifest';
+import {
+  type BlobPort,
+  type Deps,
+  type DnsPort,
+  type DnsZonePort,
+  type EmailIdentityPort,
+  type MailerPort,
+  type QueuePort,
+  randomIds,
+  type SchedulerPort,
+  systemClock,
+} from '../ports';
+import { type Store, type StoreRequests, storeOver } from '../store/store';
 
 export type EnvSource = Record<string, string | undefined>;
 
@@ -108,34 +106,109 @@ export function parseAwsSettings(source: EnvSource = process.env): AwsSettings {
   };
 }
 
-/** Builds the AWS `Deps`; fails fast, naming every missing or malformed variable. */
-export function awsDeps(source: EnvSource = process.env): Deps {
+/** Builds one port's adapter (and its SDK client) from the settings; called on the port's first use. */
+export type PortFactory<T> = (settings: AwsSettings) => Promise<T>;
+
+/** The adapter factories a function is wired with: exactly the ports its declared uses need. */
+export interface AwsWiring {
+  readonly store?: PortFactory<Store>;
+  readonly queue?: PortFactory<QueuePort>;
+  readonly scheduler?: PortFactory<SchedulerPort>;
+  readonly mailer?: PortFactory<MailerPort>;
+  readonly dns?: PortFactory<DnsPort>;
+  readonly emailIdentities?: PortFactory<EmailIdentityPort>;
+  readonly dnsZones?: PortFactory<DnsZonePort>;
+  readonly blobs?: PortFactory<BlobPort>;
+  /** The loader of the link-signing key from the SSM parameter `name`. */
+  readonly linkSigningSecret?: (name: string) => Promise<SecretLoader>;
+}
+
+export type AwsPort = keyof AwsWiring;
+
+/** The ports (`AwsWiring` keys) each use needs built. */
+export const portsOfUse: Readonly<Record<PortUse, readonly AwsPort[]>> = {
+  'table:read': ['store'],
+  'table:write': ['store'],
+  queue: ['queue'],
+  scheduler: ['scheduler'],
+  blobs: ['blobs'],
+  mailer: ['mailer'],
+  dns: ['dns'],
+  'manage-sender-domains': ['emailIdentities', 'dnsZones'],
+  'check-sender-domains': ['emailIdentities'],
+  'sign-links': ['linkSigningSecret'],
+  'feature-flags': [],
+};
+
+/** The ports a function declaring `uses` must be wired with, and may only be wired with. */
+export function portsOf(uses: readonly PortUse[]): AwsPort[] {
+  return [...new Set(uses.flatMap((use) => portsOfUse[use]))].sort();
+}
+
+/** One function's composition: what it declares (the manifest) and what it is wired with. */
+export interface AwsFunction {
+  readonly uses: readonly PortUse[];
+  readonly wiring: AwsWiring;
+  /** Named in errors, e.g. `http function public`. @default 'this function' */
+  readonly owner?: string;
+}
+
+/**
+ * Builds the AWS `Deps` of a function; fails fast, naming every missing or malformed variable, and
+ * naming any port its declared uses need that it is not wired with (or one it is wired with but
+ * does not declare). Nothing is constructed here: each port builds its adapter on first use.
+ */
+export function awsDeps(source: EnvSource, fn: AwsFunction): Deps {
   const settings = parseAwsSettings(source);
   const { env } = settings;
-  // Region and credentials come from the Lambda environment through the SDK's default chain.
-  const ses = new SESv2Client({});
+  const owner = fn.owner ?? 'this function';
+  const needed = portsOf(fn.uses);
+  const wired = (Object.keys(fn.wiring) as AwsPort[]).filter((k) => fn.wiring[k] !== undefined).sort();
+  const missing = needed.filter((p) => !wired.includes(p));
+  const extra = wired.filter((p) => !needed.includes(p));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(
+      `The AWS wiring of ${owner} does not match its declared uses (shared/manifest.ts): ` +
+        [
+          missing.length > 0 ? `missing ${missing.join(', ')}` : '',
+          extra.length > 0 ? `not declared ${extra.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('; '),
+    );
+  }
+  const w = fn.wiring;
+  const port = <T extends object>(
+    name: AwsPort,
+    methods: readonly (keyof T & string)[],
+    factory?: PortFactory<T>,
+  ) => (factory ? lazyPort(methods, () => factory(settings)) : refusedPort<T>(name, methods, owner));
   return {
-    // The document client stays here: the code reaches the table only through the store.
-    store: createStore(createDocumentClient(new DynamoDBClient({})), env.TABLE_NAME),
-    queue: new SqsQueue(new SQSClient({}), { queueUrls: settings.queueUrls }),
-    scheduler: settings.schedulerRoleArn
-      ? new EventBridgeScheduler(new SchedulerClient({}), {
-          groupName: settings.schedulerGroupName,
-          roleArn: settings.schedulerRoleArn,
-          queueArns: settings.queueArns,
-        })
-      : unconfiguredScheduler,
-    mailer: new SesMailer(ses, { configurationSetName: settings.sesConfigurationSet }),
-    dns: new SystemDns(),
+    // The document client stays in the factory: the code reaches the table only through the store.
+    store: w.store
+      ? lazyStore(() => w.store!(settings))
+      : storeOver(refusedPort('store', storeRequests, owner)),
+    queue: port<QueuePort>('queue', ['send'], w.queue),
+    scheduler:
+      w.scheduler && !settings.schedulerRoleArn
+        ? unconfiguredScheduler
+        : port<SchedulerPort>('scheduler', ['scheduleAt', 'cancel'], w.scheduler),
+    mailer: port<MailerPort>('mailer', ['sendRaw'], w.mailer),
+    dns: port<DnsPort>('dns', ['resolve'], w.dns),
     // Only the functions that declare the sender-domain uses may use these two (see PortUse in the manifest).
-    emailIdentities: new SesEmailIdentities(ses),
-    dnsZones: new Route53Zones(new Route53Client({})),
-    blobs: env.UPLOAD_BUCKET
-      ? new S3Blobs(new S3Client({}), { bucket: env.UPLOAD_BUCKET })
-      : unconfiguredBlobs,
+    emailIdentities: port<EmailIdentityPort>(
+      'emailIdentities',
+      ['createDomainIdentity', 'setMailFromDomain', 'getDomainIdentity', 'deleteDomainIdentity'],
+      w.emailIdentities,
+    ),
+    dnsZones: port<DnsZonePort>('dnsZones', ['findZone', 'upsertRecords'], w.dnsZones),
+    blobs:
+      w.blobs && !env.UPLOAD_BUCKET
+        ? unconfiguredBlobs
+        : port<BlobPort>('blobs', ['put', 'get', 'delete'], w.blobs),
     clock: systemClock,
     ids: randomIds,
-    config: awsAppConfig(env),
+    config: awsAppConfig(env, w.linkSigningSecret),
   };
 }
 
@@ -146,16 +219,88 @@ export const LINK_SIGNING_SECRET_TTL_MS = 5 * 60 * 1000;
  * The configuration of `toAppConfig`, except that the link-signing key is read from the SSM
  * parameter named by LINK_SIGNING_SECRET_PARAMETER at run time (decrypted, cached per warm
  * function), so its value is never in a function's environment. CDK sets the name only on the
- * functions granted `sign-links` (shared/manifest.ts); the others never read it.
+ * functions granted `sign-links` (shared/manifest.ts); the others never read it. The SSM client
+ * is built on the first read of the key.
  */
-export function awsAppConfig(env: Env): AppConfig {
+export function awsAppConfig(env: Env, ssmLoader?: (name: string) => Promise<SecretLoader>): AppConfig {
   const config = toAppConfig(env);
   const name = env.LINK_SIGNING_SECRET_PARAMETER;
   if (!name) return config;
+  if (!ssmLoader) {
+    return {
+      ...config,
+      linkSigningSecret: async () => {
+        throw new Error('The link-signing key is not wired for this function: declare sign-links');
+      },
+    };
+  }
+  let loader: Promise<SecretLoader> | undefined;
   return {
     ...config,
-    linkSigningSecret: ssmParameterLoader(new SSMClient({}), { name, ttlMs: LINK_SIGNING_SECRET_TTL_MS }),
+    linkSigningSecret: async () => {
+      loader ??= ssmLoader(name).catch((error: unknown) => {
+        loader = undefined;
+        throw error;
+      });
+      return (await loader)();
+    },
   };
+}
+
+/** One build of `load`, started by the first call; a failed build is retried by the next call. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let built: Promise<T> | undefined;
+  return () => {
+    built ??= load().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    });
+    return built;
+  };
+}
+
+/** A port whose (async) `methods` build the adapter with `load` on the first call and then delegate. */
+export function lazyPort<T extends object>(
+  methods: readonly (keyof T & string)[],
+  load: () => Promise<T>,
+): T {
+  const get = once(load);
+  return Object.fromEntries(
+    methods.map((m) => [
+      m,
+      async (...args: unknown[]) => {
+        const target = await get();
+        return (target[m] as (...a: unknown[]) => unknown).apply(target, args);
+      },
+    ]),
+  ) as T;
+}
+
+const storeRequests = ['get', 'batchGet', 'write', 'batchDelete', 'query', 'queryAll', 'count'] as const;
+
+/** The store over requests that build the real store (and its DynamoDB client) on the first one. */
+function lazyStore(load: () => Promise<Store>): Store {
+  const get = once(load);
+  const requests: StoreRequests = {
+    get: async (key, options) => (await get()).get(key, options),
+    batchGet: async (keys, options) => (await get()).batchGet(keys, options),
+    write: async (write) => (await get()).write(write),
+    batchDelete: async (keys) => (await get()).batchDelete(keys),
+    query: async (query, options) => (await get()).query(query, options),
+    queryAll: async function* (query) {
+      yield* (await get()).queryAll(query);
+    },
+    count: async (query) => (await get()).count(query),
+  };
+  return storeOver(requests);
+}
+
+/** A port the function does not declare: every method refuses, naming it. */
+function refusedPort<T>(name: string, methods: readonly string[], owner: string): T {
+  const refuse = () => {
+    throw new Error(`${owner} called deps.${name} but declares no use of it (shared/manifest.ts)`);
+  };
+  return Object.fromEntries(methods.map((m) => [m, refuse])) as T;
 }
 
 function notConfigured(what: string, variable: string): never {

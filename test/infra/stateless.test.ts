@@ -3,7 +3,12 @@ import { TABLE_READ_ACTIONS } from '../../lib/constructs/data-table';
 import { SES_IDENTITY_MANAGE_ACTIONS, SES_IDENTITY_READ_ACTIONS } from '../../lib/constructs/sender-domains';
 import { queueEnvPrefix, queueSettings } from '../../lib/constructs/work-queue';
 import { pascalCase } from '../../lib/stateful-stack';
-import { awsDeps, queueEnvVar } from '../../shared/composition/aws';
+import { awsDeps, portsOf, queueEnvVar } from '../../shared/composition/aws';
+import { everyPort } from '../../shared/composition/aws-every';
+
+const everyPortOf = (uses: readonly PortUse[]) =>
+  Object.fromEntries(portsOf(uses).map((p) => [p, everyPort[p]]));
+
 import { defaults, type FunctionUses, functionUses, type PortUse } from '../../shared/manifest';
 import { logicalId, policyStatements, resourcesOfType, synthSesame } from './support';
 
@@ -318,7 +323,7 @@ describe('functions', () => {
         (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
       );
       const source = Object.fromEntries(names.map((name) => [name, sampleValue(name)]));
-      expect(() => awsDeps(source), id).not.toThrow();
+      expect(() => awsDeps(source, { uses: f.uses, wiring: everyPortOf(f.uses) }), id).not.toThrow();
     }
   });
 

@@ -3,6 +3,7 @@
  * the secret key and the request's headers, creates the import job, and hands API Gateway the
  * project and job ids that name the stored object. See shared/imports/upload.ts.
  */
+import { dynamoStore, eventBridgeScheduler } from '../../../shared/composition/aws-wiring';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
 import { authorizeImportUpload, type UploadAuthorizerEvent } from '../../../shared/imports/upload';
@@ -13,4 +14,9 @@ export const createHandler = (deps: Deps) => {
   return (event: UploadAuthorizerEvent) => authorizeImportUpload(scoped, event);
 };
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'authorizer',
+  name: 'contacts-import',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, scheduler: eventBridgeScheduler },
+});

@@ -19,4 +19,9 @@ export const createHandler = (deps: Deps) =>
     { method: 'GET', path: '/config', auth: 'none', handler: async () => ok(configBody(scoped)) },
   ]);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'config',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: {},
+});

@@ -2,6 +2,7 @@
 
 import { bulkRequestSchema } from '../../../shared/bulk/schemas';
 import { getBulk, startBulk } from '../../../shared/bulk/service';
+import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
 import { parseDataPatch } from '../../../shared/contacts/data';
 import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
 import { present } from '../../../shared/contacts/repository';
@@ -149,4 +150,9 @@ export function routes(deps: Deps): RouteImpl[] {
 
 export const createHandler = (deps: Deps) => httpGroup(deps, 'contacts', routes);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'contacts',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, queue: sqsQueue },
+});

@@ -1,4 +1,11 @@
 /** Domains route group: sender domains of the key's project. */
+
+import {
+  dynamoStore,
+  route53Zones,
+  sesEmailIdentities,
+  systemDns,
+} from '../../../shared/composition/aws-wiring';
 import { present } from '../../../shared/domains/repository';
 import { addDomainSchema, domainIdSchema, projectIdSchema } from '../../../shared/domains/schemas';
 import { addDomain, listProjectDomains, removeDomain, verifyDomain } from '../../../shared/domains/service';
@@ -48,4 +55,9 @@ export function routes(deps: Deps): RouteImpl[] {
 
 export const createHandler = (deps: Deps) => httpGroup(deps, 'domains', routes);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'domains',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, emailIdentities: sesEmailIdentities, dnsZones: route53Zones, dns: systemDns },
+});

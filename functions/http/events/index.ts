@@ -1,4 +1,6 @@
 /** Events route group: parses and validates input, calls one use case, maps the result. */
+
+import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
 import {
   contactEventsQuerySchema,
   contactIdParamSchema,
@@ -71,4 +73,9 @@ export function routes(deps: Deps): RouteImpl[] {
 
 export const createHandler = (deps: Deps) => httpGroup(deps, 'events', routes);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'events',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, queue: sqsQueue },
+});

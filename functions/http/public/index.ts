@@ -2,21 +2,76 @@
  * Public API route group (`/v1/*`): send, track, verify, and the public subscription pages.
  * Each domain module exports its route implementations; this file only composes them.
  */
+import {
+  dynamoStore,
+  sesMailer,
+  sqsQueue,
+  ssmLinkSigningSecret,
+  systemDns,
+} from '../../../shared/composition/aws-wiring';
 import { lambdaEntry } from '../../../shared/http/lambda';
-import { httpGroup } from '../../../shared/http/stack';
+import { httpGroup, type RouteImpl } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
-import { sendRoutes } from '../../../shared/sending/routes';
 import { subscriptionRoutes } from '../../../shared/subscriptions/routes';
 import { subscriptionTokenParamSchema } from '../../../shared/subscriptions/schemas';
 import { trackRoutes } from '../../../shared/tracking/routes';
-import { verifyRoutes } from '../../../shared/verification/routes';
+
+/**
+ * Routes whose module is loaded on their first request: `/v1/send` (rendering, MIME) and
+ * `/v1/verify` (the verification lists) are heavy, and a cold `/v1/track` must not pay for them.
+ * Their method and path are known here; a test checks them against the loaded routes.
+ */
+export const lazyRoutes = {
+  send: {
+    method: 'POST',
+    path: '/v1/send',
+    load: async () => (await import('../../../shared/sending/routes')).sendRoutes,
+  },
+  verify: {
+    method: 'POST',
+    path: '/v1/verify',
+    load: async () => (await import('../../../shared/verification/routes')).verifyRoutes,
+  },
+} as const;
+
+function lazyRoute(deps: Deps, def: (typeof lazyRoutes)[keyof typeof lazyRoutes]): RouteImpl {
+  let loaded: Promise<RouteImpl['handler']> | undefined;
+  const load = async () => {
+    const routes = (await def.load())(deps);
+    const found = routes.find((r) => r.method === def.method && r.path === def.path);
+    if (!found) throw new Error(`The module of ${def.method} ${def.path} has no such route`);
+    return found.handler;
+  };
+  return {
+    method: def.method,
+    path: def.path,
+    handler: async (req) => {
+      loaded ??= load().catch((error: unknown) => {
+        loaded = undefined;
+        throw error;
+      });
+      return (await loaded)(req);
+    },
+  };
+}
 
 export const createHandler = (deps: Deps) =>
   httpGroup(deps, 'public', (scoped) => [
     ...trackRoutes(scoped),
-    ...verifyRoutes(scoped),
-    ...sendRoutes(scoped),
+    lazyRoute(scoped, lazyRoutes.verify),
+    lazyRoute(scoped, lazyRoutes.send),
     ...subscriptionRoutes(scoped).map((r) => ({ ...r, params: subscriptionTokenParamSchema })),
   ]);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'public',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: {
+    store: dynamoStore,
+    queue: sqsQueue,
+    mailer: sesMailer,
+    dns: systemDns,
+    linkSigningSecret: ssmLinkSigningSecret,
+  },
+});

@@ -1,5 +1,6 @@
 /** Templates route group: parses and validates input, calls one use case, maps the result. */
 
+import { dynamoStore } from '../../../shared/composition/aws-wiring';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -79,4 +80,9 @@ export function routes(deps: Deps): RouteImpl[] {
 
 export const createHandler = (deps: Deps) => httpGroup(deps, 'templates', routes);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'templates',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore },
+});

@@ -3,6 +3,7 @@
  * job list is derived from the domains' job modules (`shared/jobs/catalog.ts`); nothing is listed
  * here. The jobs get only the ports the manifest's `jobs` queue declares it uses.
  */
+import { dynamoStore, s3Blobs, sqsQueue } from '../../../shared/composition/aws-wiring';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
 import { allJobs, allNormalizers } from '../../../shared/jobs/catalog';
@@ -17,4 +18,9 @@ export const normalizers: readonly Normalizer[] = allNormalizers;
 export const createHandler = (deps: Deps) =>
   jobsWorker(declaredDeps(deps, 'queue', 'jobs'), jobs, normalizers);
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'queue',
+  name: 'jobs',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, queue: sqsQueue, blobs: s3Blobs },
+});

@@ -4,6 +4,7 @@
  * with only the ports the schedule declares it uses.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import { dynamoStore, sesEmailIdentities, systemDns } from '../../../shared/composition/aws-wiring';
 import { checkPendingDomains, type PendingCheckSummary } from '../../../shared/domains/service';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
@@ -28,4 +29,9 @@ export const createHandler = (deps: Deps) => {
   };
 };
 
-export const handler = lambdaEntry(createHandler);
+export const handler = lambdaEntry(createHandler, {
+  kind: 'schedule',
+  name: 'domain-check',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, emailIdentities: sesEmailIdentities, dns: systemDns },
+});

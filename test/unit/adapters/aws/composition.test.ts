@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ListHostedZonesByNameCommand, Route53Client } from '@aws-sdk/client-route-53';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -6,7 +7,10 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { awsDeps, parseAwsSettings, queueEnvVar } from '../../../../shared/composition/aws';
+import { awsDeps, parseAwsSettings, portsOf, queueEnvVar } from '../../../../shared/composition/aws';
+import { everyUse } from '../../../../shared/composition/aws-every';
+import type { EntryWiring } from '../../../../shared/http/lambda';
+import { functionUses, manifest } from '../../../../shared/manifest';
 
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
@@ -43,17 +47,17 @@ describe('queueEnvVar', () => {
 describe('awsDeps', () => {
   it('fails fast naming a missing TABLE_NAME', () => {
     const { TABLE_NAME: _, ...rest } = env;
-    expect(() => awsDeps(rest)).toThrow(/^Invalid environment: .*TABLE_NAME/);
+    expect(() => awsDeps(rest, everyUse)).toThrow(/^Invalid environment: .*TABLE_NAME/);
   });
 
   it('lists every problem in one error', () => {
-    expect(() => awsDeps({ SCHEDULER_ROLE_ARN: 'not-an-arn', QUEUE_JOBS_URL: 'nope' })).toThrow(
+    expect(() => awsDeps({ SCHEDULER_ROLE_ARN: 'not-an-arn', QUEUE_JOBS_URL: 'nope' }, everyUse)).toThrow(
       /TABLE_NAME.*SCHEDULER_ROLE_ARN: expected an IAM role ARN.*QUEUE_JOBS_URL/,
     );
   });
 
   it('wires every port from the environment', async () => {
-    const deps = awsDeps(env);
+    const deps = awsDeps(env, everyUse);
     dynamo.on(GetCommand).resolves({});
     await deps.store.get({ pk: 'a', sk: 'b' });
     expect(dynamo.commandCalls(GetCommand)[0]!.args[0].input.TableName).toBe('sesame-table');
@@ -100,7 +104,7 @@ describe('awsDeps', () => {
   });
 
   it('builds a document client that drops undefined values', async () => {
-    const deps = awsDeps(env);
+    const deps = awsDeps(env, everyUse);
     dynamo.on(GetCommand).resolves({});
     await deps.store.get({ pk: 'a', sk: 'b' });
     // The client the store sends through.
@@ -112,7 +116,7 @@ describe('awsDeps', () => {
   });
 
   it('answers with clear errors from ports whose settings are absent, when used', async () => {
-    const deps = awsDeps({ TABLE_NAME: 't' });
+    const deps = awsDeps({ TABLE_NAME: 't' }, everyUse);
     expect(deps.config.storageEnabled).toBe(false);
     await expect(deps.blobs.get('k')).rejects.toThrow(
       'Blob storage is not configured for this function: set UPLOAD_BUCKET',
@@ -127,4 +131,24 @@ describe('parseAwsSettings', () => {
   it('defaults the schedule group', () => {
     expect(parseAwsSettings({ TABLE_NAME: 't' }).schedulerGroupName).toBe('default');
   });
+});
+
+describe('each function is wired with exactly the ports its declared uses need', () => {
+  for (const f of functionUses(manifest)) {
+    it(`${f.kind} ${f.name}`, async () => {
+      const mod = (await import(join(import.meta.dirname, '..', '..', '..', '..', f.handler))) as {
+        handler: { entry: EntryWiring };
+      };
+      const { entry } = mod.handler;
+      expect([entry.kind, entry.name]).toEqual([f.kind, f.name]);
+      const wired = Object.keys(entry.wiring).sort();
+      expect(wired).toEqual(portsOf(f.uses));
+      // Builds nothing until used, and refuses a wiring that lacks a declared use's port.
+      expect(() => awsDeps(env, { uses: f.uses, wiring: entry.wiring })).not.toThrow();
+      expect(sqs.calls()).toHaveLength(0);
+      expect(() => awsDeps(env, { uses: [...f.uses, 'mailer', 'queue', 'table:read'], wiring: {} })).toThrow(
+        /does not match its declared uses.*missing/,
+      );
+    });
+  }
 });

@@ -7,6 +7,7 @@ import {
   ssmParameterLoader,
 } from '../../../../shared/adapters/aws/ssm-parameter';
 import { awsDeps, LINK_SIGNING_SECRET_TTL_MS } from '../../../../shared/composition/aws';
+import { everyUse } from '../../../../shared/composition/aws-every';
 
 const name = '/sesame/Sesame-prod-Stateful/link-signing-secret';
 const client = new SSMClient({ region: 'eu-west-1' });
@@ -116,7 +117,7 @@ describe('awsDeps: the link-signing key', () => {
   it('is read from the parameter named by LINK_SIGNING_SECRET_PARAMETER, decrypted and cached', async () => {
     expect(LINK_SIGNING_SECRET_TTL_MS).toBe(5 * 60 * 1000);
     ssm.on(GetParameterCommand).resolves(value('s'.repeat(48)));
-    const deps = awsDeps({ ...base, LINK_SIGNING_SECRET_PARAMETER: name });
+    const deps = awsDeps({ ...base, LINK_SIGNING_SECRET_PARAMETER: name }, everyUse);
     // Nothing is read before a link is made or checked.
     expect(ssm.calls()).toHaveLength(0);
     expect(await deps.config.linkSigningSecret()).toBe('s'.repeat(48));
@@ -128,24 +129,27 @@ describe('awsDeps: the link-signing key', () => {
 
   it('prefers the parameter over a literal LINK_SIGNING_SECRET', async () => {
     ssm.on(GetParameterCommand).resolves(value('p'.repeat(48)));
-    const deps = awsDeps({
-      ...base,
-      LINK_SIGNING_SECRET: 'l'.repeat(40),
-      LINK_SIGNING_SECRET_PARAMETER: name,
-    });
+    const deps = awsDeps(
+      {
+        ...base,
+        LINK_SIGNING_SECRET: 'l'.repeat(40),
+        LINK_SIGNING_SECRET_PARAMETER: name,
+      },
+      everyUse,
+    );
     expect(await deps.config.linkSigningSecret()).toBe('p'.repeat(48));
   });
 
   it('uses a literal LINK_SIGNING_SECRET without SSM, and has none when neither is set', async () => {
-    expect(await awsDeps({ ...base, LINK_SIGNING_SECRET: 'l'.repeat(40) }).config.linkSigningSecret()).toBe(
-      'l'.repeat(40),
-    );
-    expect(await awsDeps(base).config.linkSigningSecret()).toBeUndefined();
+    expect(
+      await awsDeps({ ...base, LINK_SIGNING_SECRET: 'l'.repeat(40) }, everyUse).config.linkSigningSecret(),
+    ).toBe('l'.repeat(40));
+    expect(await awsDeps(base, everyUse).config.linkSigningSecret()).toBeUndefined();
     expect(ssm.calls()).toHaveLength(0);
   });
 
   it('rejects a malformed parameter name at start-up', () => {
-    expect(() => awsDeps({ ...base, LINK_SIGNING_SECRET_PARAMETER: 'no-leading-slash' })).toThrow(
+    expect(() => awsDeps({ ...base, LINK_SIGNING_SECRET_PARAMETER: 'no-leading-slash' }, everyUse)).toThrow(
       /LINK_SIGNING_SECRET_PARAMETER: expected an SSM parameter name/,
     );
   });
