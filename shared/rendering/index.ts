@@ -52,15 +52,18 @@ export async function renderSubject(template: CompiledTemplate, variables: Recor
 }
 
 /** The plain-text alternative of an HTML body. */
-export function htmlToText(html: string): string {
+export function htmlToText(html: string, wordwrap: number | false = TEXT_LINE_LENGTH): string {
   return convert(html, {
-    wordwrap: 78,
+    wordwrap,
     selectors: [
       { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
       { selector: 'img', format: 'skip' },
     ],
   });
 }
+
+/** Line length the plain-text alternative is wrapped at. */
+export const TEXT_LINE_LENGTH = 78;
 
 export interface TemplateSource {
   /** Field path reported on a syntax error (`subject`, `body`). */

@@ -6,7 +6,7 @@
  * Two engines: HTML bodies escape every output by default (`| raw` opts out, for trusted
  * values); subjects and other plain text render unescaped.
  */
-import { Drop, Liquid, type Template } from 'liquidjs';
+import { Drop, Liquid, Output, type Template } from 'liquidjs';
 import { toLiquid } from './syntax';
 
 /** Longest template source accepted by one parse (characters). */
@@ -92,4 +92,33 @@ export async function render(
 
 function liquidMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The parts of a template made only of literal text and output tags (`{{ }}`, no `{% %}` tag):
+ * literal strings and output templates in order, so that their rendered values can be known one
+ * by one; undefined for any template with tags.
+ */
+export function outputParts(template: CompiledTemplate): Array<string | Template> | undefined {
+  const parts: Array<string | Template> = [];
+  for (const t of template.templates) {
+    if (t instanceof Output) parts.push(t);
+    else if (t.constructor.name === 'HTML' && typeof (t as { str?: unknown }).str === 'string')
+      parts.push((t as unknown as { str: string }).str);
+    else return undefined;
+  }
+  return parts;
+}
+
+/** Renders one output template of `template` synchronously; throws RenderError like `render`. */
+export function renderOutput(
+  template: CompiledTemplate,
+  output: Template,
+  variables: Record<string, unknown>,
+): string {
+  try {
+    return String(engines[template.kind].renderSync([output], variables) ?? '');
+  } catch (error) {
+    throw new RenderError(liquidMessage(error));
+  }
 }

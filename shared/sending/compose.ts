@@ -16,9 +16,16 @@ import {
   renderSubject,
   templateVariables,
 } from '../rendering';
+import {
+  type DerivedBody,
+  deriveBody,
+  deriveText,
+  renderBody,
+  textFromValues,
+} from '../rendering/text-template';
 import { type LinkSettings, subscriptionLinks } from '../subscriptions/links';
 import type { TemplateType } from '../templates/schemas';
-import { buildMime, type MimeAttachment } from './mime';
+import { buildMimeLean, type MimeAttachment } from './mime';
 import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail } from './outcomes';
 import { type EmailRecord, putEmailRecord } from './repository';
 import { type Address, MAX_MESSAGE_BYTES } from './schemas';
@@ -121,16 +128,15 @@ export async function composeEmail(
     recordFailure(deps, { ...record, subject }, { reason, message, eventId: ids.failedEvent }, entry);
   try {
     subject = await renderSubject(content.subject, variables);
-    let html = await render(content.body, variables);
-    if (content.type === 'MARKETING' && !content.bodyHasUnsubscribeLink)
-      html = withFooter(html, links.unsubscribeUrl);
-    raw = await buildMime({
+    const footer = content.type === 'MARKETING' && !content.bodyHasUnsubscribeLink;
+    const { html, text } = await renderContent(content, variables, footer ? links.unsubscribeUrl : undefined);
+    raw = await buildMimeLean({
       from: content.from,
       to,
       replyTo: content.replyTo,
       subject,
       html,
-      text: htmlToText(html),
+      text,
       date: now,
       headers: content.headers,
       ...(content.type === 'TRANSACTIONAL' ? {} : { listUnsubscribeUrl: links.unsubscribeUrl }),
@@ -143,6 +149,60 @@ export async function composeEmail(
   if (raw.length > MAX_MESSAGE_BYTES)
     return failed('MESSAGE_TOO_LARGE', `The message is ${raw.length} bytes`);
   return { status: 'composed', record: { ...record, subject }, raw, contact: entry.contact, ids };
+}
+
+/** What is derived once per content: the body's outputs and its text template (see text-template.ts). */
+const derivedBodies = new WeakMap<EmailContent, DerivedBody | null>();
+/** Messages of one content rendered the whole way so far (before it is worth deriving). */
+const plainUses = new WeakMap<EmailContent, number>();
+/**
+ * Deriving a text template costs several html-to-text conversions (its equivalence checks), about
+ * what three messages save: one-off sends (most of `/v1/send`) never derive, fan-outs do.
+ */
+export const DERIVE_AFTER_MESSAGES = 3;
+
+/**
+ * The body's HTML (with the footer of `footerUrl` when given) and its plain text: from the
+ * content's derived text template when it has one and the message's values are plain, else
+ * rendered and converted as a whole. Both ways give the same HTML and text.
+ */
+export async function renderContent(
+  content: EmailContent,
+  variables: Record<string, unknown>,
+  footerUrl: string | undefined,
+): Promise<{ html: string; text: string }> {
+  let body = derivedBodies.get(content);
+  if (body === undefined && (plainUses.get(content) ?? 0) < DERIVE_AFTER_MESSAGES) {
+    plainUses.set(content, (plainUses.get(content) ?? 0) + 1);
+  } else if (body === undefined) {
+    body = deriveBody(content.body) ?? null;
+    derivedBodies.set(content, body);
+  }
+  if (body) {
+    const key = footerUrl === undefined ? 'plain' : 'footer';
+    let derived = body.text[key];
+    if (derived === undefined) {
+      derived = deriveText(body, footerUrl === undefined ? undefined : withFooter);
+      body.text[key] = derived;
+    }
+    if (derived) {
+      let rendered: { html: string; values: string[] } | undefined;
+      try {
+        rendered = renderBody(content.body, body, variables);
+      } catch (error) {
+        // The whole render below reports a render failure as it always has.
+        if (!(error instanceof RenderError)) throw error;
+      }
+      if (rendered) {
+        const html = footerUrl === undefined ? rendered.html : withFooter(rendered.html, footerUrl);
+        const text = textFromValues(derived, rendered.values, footerUrl);
+        return { html, text: text ?? htmlToText(html) };
+      }
+    }
+  }
+  let html = await render(content.body, variables);
+  if (footerUrl !== undefined) html = withFooter(html, footerUrl);
+  return { html, text: htmlToText(html) };
 }
 
 /** Appends the unsubscribe footer before `</body>` (or at the end). */
