@@ -2,6 +2,7 @@
  * Contact use cases: upsert by email, get, patch, delete, list and lookup. Every call is scoped
  * by the caller's project; another project's ids are simply not found.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { conflict, notFound } from '../errors';
 import { emit } from '../events/emit';
 import type { EventRecord } from '../events/repository';
@@ -172,13 +173,25 @@ async function updateRecord(
     };
   }
   const email = change.email ?? current.email;
+  const snoozedUntil = change.snoozedUntil === undefined ? current.snoozedUntil : change.snoozedUntil;
+  // Nothing the item stores would change: no write (its table and index entries cost 3 units).
+  // A pending outbox event still needs the write that clears it.
+  if (
+    !current.pendingEvents?.length &&
+    email === current.email &&
+    subscribed === current.subscribed &&
+    snoozedUntil === current.snoozedUntil &&
+    isDeepStrictEqual(data, current.data)
+  ) {
+    return { record: current };
+  }
   const { pendingEvents: _drop, ...rest } = current;
   const record: ContactRecord = {
     ...rest,
     email,
     emailLower: email.toLowerCase(),
     subscribed,
-    snoozedUntil: change.snoozedUntil === undefined ? current.snoozedUntil : change.snoozedUntil,
+    snoozedUntil,
     data,
     updatedAt: now,
     version: current.version + 1,

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { parseDataPatch } from '../../shared/contacts/data';
+import { upsertContact } from '../../shared/contacts/service';
 import { createProject } from '../../shared/projects/repository';
 import { contactEventNames, postContact, uniqueEmail } from './helpers/contacts';
+import { watchedDeps } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
@@ -261,5 +264,36 @@ describe('POST /contacts/lookup', () => {
     const ok = await rt.api('POST', '/contacts/lookup', { body: { emails: emails.slice(0, 500) } });
     expect(ok.status).toBe(200);
     expect(ok.body.notFound).toHaveLength(500);
+  });
+});
+
+describe('unchanged contacts', () => {
+  it('are not rewritten when an upsert would store the same content, and are when it would not', async () => {
+    const email = uniqueEmail('same');
+    await postContact(rt, { email, data: { plan: 'pro', profile: { tier: 'gold' } } }, { status: 201 });
+    const writes: string[] = [];
+    const deps = watchedDeps(rt.deps, {
+      after: (call) => {
+        if (call.op !== 'get' && call.key?.sk) writes.push(String(call.key.sk));
+      },
+    });
+    const upsert = (data: unknown, subscribed?: boolean) =>
+      upsertContact(
+        deps,
+        rt.projectId,
+        { email, subscribed, patch: parseDataPatch(data), source: 'api' },
+        {
+          defaultSubscribed: true,
+        },
+      );
+    const same = await upsert({ plan: 'pro', profile: { tier: 'gold' } }, true);
+    expect(same.isNew).toBe(false);
+    expect(writes.filter((sk) => sk === '#CONTACT')).toEqual([]);
+    await upsert({ plan: 'team' });
+    expect(writes.filter((sk) => sk === '#CONTACT')).toHaveLength(1);
+    await upsert(undefined, false);
+    expect(writes.filter((sk) => sk === '#CONTACT')).toHaveLength(2);
+    const stored = (await rt.api('GET', `/contacts/${same.contact.id}`)).body;
+    expect(stored).toMatchObject({ subscribed: false, data: { plan: 'team', profile: { tier: 'gold' } } });
   });
 });
