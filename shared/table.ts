@@ -36,7 +36,6 @@
  * - segments, campaigns, workflows: by id, all of a project -> pk P#<pid>, sk SEGMENT#|CAMPAIGN#|WORKFLOW#<id>
  * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
  * - email records (one per recipient of a send): by id -> pk P#<pid>#MSG#<eid>, sk #MSG
- * - email records: recent in project -> emailsByTime (P#<pid>#EMAILS, <createdAt>#<eid>)
  * - import jobs: by id (status, counts, checkpoint) -> pk P#<pid>#IMPORT#<jobId>, sk #JOB (TTL)
  * - import row errors: by job, in row order -> pk P#<pid>#IMPORT#<jobId>, sk ERR#<first row, 10 digits> (TTL)
  * - bulk jobs: by id (status, ids, counts, failures) -> pk P#<pid>#BULK#<jobId>, sk #JOB (TTL)
@@ -82,8 +81,6 @@ export const indexes = {
   eventsByTime: 'gsi1',
   /** Events of one name by time. */
   eventsByName: 'gsi2',
-  /** Email records of a project, newest first. */
-  emailsByTime: 'gsi1',
   /** PENDING sender domains of every project, least recently checked first (sparse). */
   pendingDomains: 'gsi1',
 } as const satisfies Record<string, IndexName>;
@@ -153,7 +150,6 @@ export const keys = {
     pk: `${P(projectId)}#MSG#${emailId}`,
     sk: '#MSG',
   }),
-  emailsIndex: (projectId: string) => `${P(projectId)}#EMAILS`,
   importJob: (projectId: string, jobId: string) => ({ pk: `${P(projectId)}#IMPORT#${jobId}`, sk: '#JOB' }),
   importErrors: (projectId: string, jobId: string, firstRow: number) => ({
     pk: `${P(projectId)}#IMPORT#${jobId}`,

@@ -1,11 +1,12 @@
 /**
  * Email records: one per recipient of a send, addressed by the id `/v1/send` returns (the
- * `emailId` of lifecycle events), and listed newest first per project through gsi1. The SES
- * message carries the project and email ids as tags, so delivery events find their record by
- * key.
+ * `emailId` of lifecycle events). The SES message carries the project and email ids as tags, so
+ * delivery events find their record by key. Records are in no index: nothing lists them (the
+ * project's sends are listed through their `email.*` events), and an index entry would add a
+ * write unit to both of a send's record writes.
  */
 import type { StoreDeps } from '../store/store';
-import { indexEntry, keys } from '../table';
+import { keys } from '../table';
 import type { TemplateType } from '../templates/schemas';
 
 /**
@@ -39,7 +40,6 @@ export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Prom
   await deps.store.write({
     put: {
       ...keys.emailMessage(record.projectId, record.id),
-      ...indexEntry('emailsByTime', keys.emailsIndex(record.projectId), `${record.createdAt}#${record.id}`),
       entity: 'email',
       ...record,
     },
@@ -71,6 +71,6 @@ export async function getEmailRecord(
 ): Promise<EmailRecord | undefined> {
   const item = await deps.store.get(keys.emailMessage(projectId, emailId));
   if (!item) return undefined;
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
+  const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
   return record as unknown as EmailRecord;
 }
