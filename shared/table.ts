@@ -27,6 +27,7 @@
  * - events: by name -> eventsByName (P#<pid>#EVENT#<name>, <at>#<eid>)
  * - event names: registry with counts, all of a project -> pk P#<pid>#EVNAMES, sk <name>
  * - event counts per UTC hour (stats) -> pk P#<pid>#EVHOURS, sk <YYYY-MM-DDTHH> (TTL)
+ * - event counters' tally position (how far the counters have counted events) -> pk P#<pid>#EVTALLY, sk #TALLY
  * - custom field types: per project -> pk P#<pid>, sk FIELD#<path>
  * - sender domains: by name, all of a project -> pk P#<pid>, sk DOMAIN#<name>
  * - sender domain: by id -> pk P#<pid>, sk DOMAINID#<id> (holds the name)
@@ -131,6 +132,7 @@ export const keys = {
   eventName: (projectId: string, name: string) => ({ pk: `${P(projectId)}#EVNAMES`, sk: name }),
   eventHoursPartition: (projectId: string) => `${P(projectId)}#EVHOURS`,
   eventHour: (projectId: string, hour: string) => ({ pk: `${P(projectId)}#EVHOURS`, sk: hour }),
+  eventTally: (projectId: string) => ({ pk: `${P(projectId)}#EVTALLY`, sk: '#TALLY' }),
   projectPartition: (projectId: string) => P(projectId),
   domain: (projectId: string, name: string) => ({ pk: P(projectId), sk: `DOMAIN#${name}` }),
   domainPrefix: 'DOMAIN#',

@@ -16,8 +16,9 @@
  * that it was missing. The dispatch job may run before the emitter's own write; the write is
  * conditional, so the event is stored (and counted) once either way.
  *
- * With no matching listener, `emit` is the conditional write alone: no message, no read, the
- * cost of an event before listeners existed.
+ * With no matching listener, `emit` is the conditional write alone: no dispatch message, no read.
+ * The event's counters are not written here: a tally armed before the write counts it later, in a
+ * batch (`tally.ts`).
  */
 import * as z from 'zod';
 import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
@@ -26,8 +27,15 @@ import type { StoreDeps } from '../store/store';
 import { allListeners } from './catalog';
 import type { ListenerDeps, ListenerRegistry } from './registry';
 import { type EventRecord, eventStored, putEvent } from './repository';
+import { armTally } from './tally';
 
-export type EmitDeps = StoreDeps & Pick<Deps, 'queue'> & ListenerDeps;
+export type EmitDeps = StoreDeps & Pick<Deps, 'queue' | 'clock'> & ListenerDeps;
+
+/** Stores an event once, with a tally armed first to count it (`tally.ts`). */
+async function record(deps: EmitDeps, event: EventRecord): Promise<void> {
+  await armTally(deps, event.projectId);
+  await putEvent(deps, event, deps.clock.now());
+}
 
 /** The listeners of `deps`: those given in `deps.listeners`, else every domain's (`catalog.ts`). */
 export function listenersOf(deps: ListenerDeps): ListenerRegistry {
@@ -50,12 +58,12 @@ export interface EmitOptions {
 export async function emit(deps: EmitDeps, event: EventRecord, options: EmitOptions = {}): Promise<void> {
   const listeners = listenersOf(deps).matching(event.name);
   if (listeners.length === 0) {
-    await putEvent(deps, event);
+    await record(deps, event);
     return;
   }
   if (options.replay && (await eventStored(deps, event))) return;
   await enqueue(deps, dispatchEventJobMessage, { event, listeners: listeners.map((l) => l.name) });
-  await putEvent(deps, event);
+  await record(deps, event);
 }
 
 export const DISPATCH_EVENT_JOB = 'events.dispatch';
@@ -101,7 +109,7 @@ export async function runDispatch(
   meta: JobMeta,
 ): Promise<void> {
   // A read first: the emitter has usually stored it already, and a read costs less than a write.
-  if (!(await eventStored(deps, m.event))) await putEvent(deps, m.event);
+  if (!(await eventStored(deps, m.event))) await record(deps, m.event);
   const registry = listenersOf(deps);
   const failed: string[] = [];
   for (const name of m.listeners) {

@@ -2,6 +2,7 @@
 import { defineJob } from '../jobs/registry';
 import { dispatchEventJobMessage, runDispatch } from './emit';
 import { deleteEventsJobMessage, runEventDeletion } from './service';
+import { tallyJob } from './tally';
 
 /** Deletes the events of a name recorded up to the request, a bounded share per message. */
 export const deleteEventsJob = defineJob({
@@ -19,4 +20,4 @@ export const dispatchEventJob = defineJob({
   },
 });
 
-export const jobs = [deleteEventsJob, dispatchEventJob];
+export const jobs = [deleteEventsJob, dispatchEventJob, tallyJob];

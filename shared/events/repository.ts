@@ -2,12 +2,13 @@
  * Events of a project. Each event lives in its contact's partition (so deleting a contact can
  * purge them with one query) and is indexed by time (`eventsByTime`) and by name (`eventsByName`).
  *
- * Two kinds of counters are kept on write, so that names and statistics never read the events
- * themselves: a registry item per event name (count, first and last seen) and a count per UTC
- * hour (kept 35 days). Both are bumped only when the event item is new, so re-writing an event
- * (a retried write, a contact's pending events) never counts twice. A crash between the event
- * write and the counter writes leaves a count one low; deleting events by name reconciles that
- * name's count exactly (see `reconcileNameCount`).
+ * Two kinds of counters let names and statistics be read without reading the events: a registry
+ * item per event name (count, first and last seen) and a count per UTC hour (kept 35 days). A
+ * request that records an event does not write them: the tally job (`tally.ts`) counts stored
+ * events in batches off the request path, reading the time index from where it last stopped.
+ * Only an event written late (its time more than `LATE_MS` ago, so the tally may have read past
+ * it: a replayed pending event, a dispatch job that stored it for a stopped emitter) is counted by
+ * its writer, once, since the write is conditional, and flagged `counted` so the tally skips it.
  */
 import type { Item, Key, Page, StoreDeps } from '../store/store';
 import { indexEntry, keys } from '../table';
@@ -26,14 +27,26 @@ export interface EventRecord {
 /** Hour buckets outlive the longest statistics window (30 days) by a margin. */
 const HOUR_BUCKET_TTL_SECONDS = 35 * 24 * 3600;
 
-export function eventItem(e: EventRecord): Record<string, unknown> {
-  const sortKey = `${e.createdAt}#${e.id}`;
+/**
+ * An event whose time is further than this in the past when it is written is counted by its
+ * writer (see the module comment). A write that starts sooner must land within `TALLY_SETTLE_MS`
+ * minus this of the event's time (the tally never counts newer events): requests end within 29 s,
+ * and one write takes far less than the minute left.
+ */
+export const LATE_MS = 60_000;
+
+/** Where an event sorts in both indexes: `<createdAt>#<id>`. */
+export const eventPosition = (e: Pick<EventRecord, 'createdAt' | 'id'>) => `${e.createdAt}#${e.id}`;
+
+export function eventItem(e: EventRecord, options: { counted?: boolean } = {}): Record<string, unknown> {
+  const position = eventPosition(e);
   return {
     ...keys.contactEvent(e.projectId, e.contactId, e.createdAt, e.id),
-    ...indexEntry('eventsByTime', keys.eventsIndex(e.projectId), sortKey),
-    ...indexEntry('eventsByName', keys.eventNameIndex(e.projectId, e.name), sortKey),
+    ...indexEntry('eventsByTime', keys.eventsIndex(e.projectId), position),
+    ...indexEntry('eventsByName', keys.eventNameIndex(e.projectId, e.name), position),
     entity: 'event',
     ...e,
+    ...(options.counted ? { counted: true } : {}),
   };
 }
 
@@ -54,12 +67,18 @@ export const hourOf = (iso: string) => iso.slice(0, 13);
 
 /**
  * Stores an event once: writing the same event (same id and time) again changes nothing.
- * Returns whether the event was new (and counted). Domain code records events with `emit`
- * (`emit.ts`), which calls this and hands the event to its listeners.
+ * Returns whether the event was new. An event written late (see `LATE_MS`; `now` is the writer's
+ * time) is counted here, after its write: a crash between the two leaves its count one low.
+ * Domain code records events with `emit` (`emit.ts`), which calls this and hands the event to
+ * its listeners.
  */
-export async function putEvent(deps: StoreDeps, event: EventRecord): Promise<boolean> {
-  const isNew = await deps.store.writeIf({ put: eventItem(event), if: 'attribute_not_exists(pk)' });
-  if (!isNew) return false;
+export async function putEvent(deps: StoreDeps, event: EventRecord, now: Date): Promise<boolean> {
+  const late = now.getTime() - Date.parse(event.createdAt) > LATE_MS;
+  const isNew = await deps.store.writeIf({
+    put: eventItem(event, { counted: late }),
+    if: 'attribute_not_exists(pk)',
+  });
+  if (!isNew || !late) return isNew;
   await Promise.all([
     bumpName(deps, event.projectId, event.name, 1, event.createdAt),
     bumpHour(deps, event.projectId, hourOf(event.createdAt), 1),
@@ -73,24 +92,153 @@ export async function eventStored(deps: StoreDeps, event: EventRecord): Promise<
   return (await deps.store.get(key, { consistent: true })) !== undefined;
 }
 
+/** A late event's count: it may be older than the name's last one, so `lastSeenAt` only starts. */
 async function bumpName(deps: StoreDeps, projectId: string, name: string, by: number, at: string) {
   await deps.store.write({
     update: keys.eventName(projectId, name),
     expression:
-      'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :at), lastSeenAt = :at ADD #count :by',
+      'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :at), lastSeenAt = if_not_exists(lastSeenAt, :at) ADD #count :by',
     names: { '#name': 'name', '#count': 'count' },
     values: { ':name': name, ':entity': 'eventName', ':at': at, ':by': by },
   });
 }
 
+const hourExpiry = (hour: string) =>
+  Math.floor(Date.parse(`${hour}:00:00.000Z`) / 1000) + HOUR_BUCKET_TTL_SECONDS;
+
 async function bumpHour(deps: StoreDeps, projectId: string, hour: string, by: number) {
-  const expiresAt = Math.floor(Date.parse(`${hour}:00:00.000Z`) / 1000) + HOUR_BUCKET_TTL_SECONDS;
   await deps.store.write({
     update: keys.eventHour(projectId, hour),
     expression: 'SET entity = :entity, expiresAt = :exp ADD #count :by',
     names: { '#count': 'count' },
-    values: { ':entity': 'eventHour', ':exp': expiresAt, ':by': by },
+    values: { ':entity': 'eventHour', ':exp': hourExpiry(hour), ':by': by },
   });
+}
+
+/** What one tally run adds: per name (count, first and last time) and per hour. */
+export interface TallyBatch {
+  /** Unique per batch: the counters it changed carry it, so applying it again changes nothing. */
+  readonly id: string;
+  /** The position (`eventPosition`, or a time followed by `~`) the batch counted up to. */
+  readonly to: string;
+  readonly names: Readonly<Record<string, { n: number; first: string; last: string }>>;
+  readonly hours: Readonly<Record<string, number>>;
+}
+
+/** Where the tally stands: counted up to `through`; `pending` is a batch begun and not finished. */
+export interface TallyState {
+  readonly through: string;
+  readonly pending?: TallyBatch;
+}
+
+/** Before any event: sorts before every position (positions start with a year). */
+export const TALLY_START = '0';
+
+export async function getTallyState(deps: StoreDeps, projectId: string): Promise<TallyState> {
+  const item = await deps.store.get(keys.eventTally(projectId), { consistent: true });
+  return {
+    through: typeof item?.through === 'string' ? item.through : TALLY_START,
+    ...(item?.pending ? { pending: item.pending as TallyBatch } : {}),
+  };
+}
+
+/**
+ * Records `batch` as begun from `from`; false when another run moved the state first (a batch
+ * pending, or `through` no longer `from`).
+ */
+export async function beginTally(deps: StoreDeps, projectId: string, from: string, batch: TallyBatch) {
+  return deps.store.writeIf({
+    update: keys.eventTally(projectId),
+    expression: 'SET pending = :batch, entity = :entity',
+    if: 'attribute_not_exists(pending) AND (attribute_not_exists(through) OR through = :from)',
+    values: { ':batch': batch, ':entity': 'eventTally', ':from': from },
+  });
+}
+
+/**
+ * Adds a begun batch to the counters. Each counter it changes records the batch's id, in the same
+ * write, so a batch applied again (a run that stopped midway, two runs finishing one batch) adds
+ * to each counter once.
+ */
+export async function applyTally(deps: StoreDeps, projectId: string, batch: TallyBatch): Promise<void> {
+  const once = 'attribute_not_exists(tally) OR tally <> :tally';
+  await Promise.all([
+    ...Object.entries(batch.names).map(([name, c]) =>
+      deps.store.writeIf({
+        update: keys.eventName(projectId, name),
+        expression:
+          'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :first), lastSeenAt = :last, tally = :tally ADD #count :n',
+        if: once,
+        names: { '#name': 'name', '#count': 'count' },
+        values: {
+          ':name': name,
+          ':entity': 'eventName',
+          ':first': c.first,
+          ':last': c.last,
+          ':n': c.n,
+          ':tally': batch.id,
+        },
+      }),
+    ),
+    ...Object.entries(batch.hours).map(([hour, n]) =>
+      deps.store.writeIf({
+        update: keys.eventHour(projectId, hour),
+        expression: 'SET entity = :entity, expiresAt = :exp, tally = :tally ADD #count :n',
+        if: once,
+        names: { '#count': 'count' },
+        values: { ':entity': 'eventHour', ':exp': hourExpiry(hour), ':n': n, ':tally': batch.id },
+      }),
+    ),
+  ]);
+}
+
+/** Ends an applied batch: the tally now stands at its `to`. False when another run ended it. */
+export async function finishTally(deps: StoreDeps, projectId: string, batch: TallyBatch) {
+  return deps.store.writeIf({
+    update: keys.eventTally(projectId),
+    expression: 'SET through = :to REMOVE pending',
+    if: 'pending.#id = :id',
+    names: { '#id': 'id' },
+    values: { ':to': batch.to, ':id': batch.id },
+  });
+}
+
+/** An event as the tally reads it from the time index. */
+export interface TalliedEvent {
+  readonly position: string;
+  readonly name: string;
+  readonly createdAt: string;
+  /** Counted by its writer (written late): the tally skips it. */
+  readonly counted: boolean;
+}
+
+/**
+ * Up to `limit` events of the project after position `after` and up to `upTo` (included), oldest
+ * first; `cursor` continues the same range ('' when it is read to the end).
+ */
+export async function eventsToTally(
+  deps: StoreDeps,
+  projectId: string,
+  q: { after: string; upTo: string; limit: number; cursor?: string },
+): Promise<{ events: TalliedEvent[]; cursor: string }> {
+  const out = await deps.store.query(
+    {
+      index: 'eventsByTime',
+      partition: keys.eventsIndex(projectId),
+      sort: { between: [q.after, q.upTo] },
+      attributes: ['id', 'name', 'createdAt', 'counted'],
+    },
+    { limit: q.limit, cursor: q.cursor },
+  );
+  const events = out.items
+    .map((i) => ({
+      position: eventPosition({ createdAt: String(i.createdAt), id: String(i.id) }),
+      name: String(i.name),
+      createdAt: String(i.createdAt),
+      counted: i.counted === true,
+    }))
+    .filter((e) => e.position > q.after);
+  return { events, cursor: out.cursor };
 }
 
 export interface EventNameRecord {
@@ -154,25 +302,50 @@ export async function anyEventNamed(deps: StoreDeps, projectId: string, name: st
 }
 
 /**
+ * The tally's position with no batch pending: a pending batch is finished first (applying it is
+ * idempotent), so the counters include exactly the events up to `through` and those flagged.
+ */
+export async function settledTally(deps: StoreDeps, projectId: string): Promise<string> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const state = await getTallyState(deps, projectId);
+    if (!state.pending) return state.through;
+    await applyTally(deps, projectId, state.pending);
+    await finishTally(deps, projectId, state.pending);
+  }
+  throw new Error(`The event tally of project ${projectId} kept changing`);
+}
+
+/**
  * Deletes events by key; returns those that existed (a redelivered job deletes nothing twice,
- * so counters are lowered once per event), and lowers the name and hour counters by them.
+ * so counters are lowered once per event), and lowers the name and hour counters by those the
+ * counters include: up to the tally's position, or flagged `counted`. An event the tally has not
+ * reached is simply gone before it is counted. (A tally batch that begins between the position's
+ * read and the delete, and reads the event before it goes, counts it once more: a window of one
+ * request, documented in the README.)
  */
 export async function deleteEvents(
   deps: StoreDeps,
   projectId: string,
   items: readonly Key[],
 ): Promise<EventRecord[]> {
+  const through = await settledTally(deps, projectId);
   const deleted: EventRecord[] = [];
+  const counted: EventRecord[] = [];
   for (let i = 0; i < items.length; i += 25) {
     const chunk = items.slice(i, i + 25);
     const results = await Promise.all(
       chunk.map((item) => deps.store.write({ delete: { pk: item.pk, sk: item.sk }, returnOld: true })),
     );
-    for (const old of results) if (old) deleted.push(fromEventItem(old));
+    for (const old of results) {
+      if (!old) continue;
+      const event = fromEventItem(old);
+      deleted.push(event);
+      if (old.counted === true || eventPosition(event) <= through) counted.push(event);
+    }
   }
   const byName = new Map<string, number>();
   const byHour = new Map<string, number>();
-  for (const e of deleted) {
+  for (const e of counted) {
     byName.set(e.name, (byName.get(e.name) ?? 0) + 1);
     byHour.set(hourOf(e.createdAt), (byHour.get(hourOf(e.createdAt)) ?? 0) + 1);
   }
@@ -195,14 +368,16 @@ async function lowerName(deps: StoreDeps, projectId: string, name: string, by: n
 }
 
 /**
- * Sets a name's registry count to the number of its events actually stored, and removes the
- * item when none are left. The write is conditional on the count read before counting, so an
- * event recorded meanwhile is never lost (the loop starts over).
+ * Sets a name's registry count to the number of its stored events that the counters include (up
+ * to the tally's position, or flagged `counted`), and removes the item when that is none. The
+ * write is conditional on the count read before counting, so a count added meanwhile (a tally
+ * batch, a late event) is never lost: the loop starts over.
  */
 export async function reconcileNameCount(deps: StoreDeps, projectId: string, name: string): Promise<number> {
   for (let attempt = 0; attempt < 8; attempt++) {
+    const through = await settledTally(deps, projectId);
     const before = await getEventName(deps, projectId, name);
-    const actual = await countEventsNamed(deps, projectId, name);
+    const actual = await countCountedEventsNamed(deps, projectId, name, through);
     const expected = before ? { ':seen': before.count } : {};
     const key = keys.eventName(projectId, name);
     if (actual === 0 && !before) return 0;
@@ -226,8 +401,22 @@ export async function reconcileNameCount(deps: StoreDeps, projectId: string, nam
   throw new Error(`Event name ${name} kept changing while its count was reconciled`);
 }
 
-async function countEventsNamed(deps: StoreDeps, projectId: string, name: string): Promise<number> {
-  return deps.store.count({ index: 'eventsByName', partition: keys.eventNameIndex(projectId, name) });
+/** Positions sort below this (they start with a year). */
+const AFTER_ALL = '~';
+
+async function countCountedEventsNamed(deps: StoreDeps, projectId: string, name: string, through: string) {
+  const partition = keys.eventNameIndex(projectId, name);
+  const [tallied, flagged] = await Promise.all([
+    deps.store.count({ index: 'eventsByName', partition, sort: { between: [TALLY_START, through] } }),
+    deps.store.count({
+      index: 'eventsByName',
+      partition,
+      sort: { between: [`${through}\u0000`, AFTER_ALL] },
+      filter: 'counted = :counted',
+      values: { ':counted': true },
+    }),
+  ]);
+  return tallied + flagged;
 }
 
 /** A page of the project's events, newest first; with `name`, of that name only. */

@@ -18,6 +18,7 @@ import {
 import { jobs as eventJobs } from '../../../shared/events/jobs';
 import { defineListener, type EventListener, ListenerRegistry } from '../../../shared/events/registry';
 import type { EventRecord } from '../../../shared/events/repository';
+import { TALLY_JOB } from '../../../shared/events/tally';
 import { allJobs } from '../../../shared/jobs/catalog';
 import type { JobMeta } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
@@ -54,12 +55,27 @@ function recorder(name: string, events: readonly string[], fail?: () => Error) {
   return { listener, calls };
 }
 
-/** Deps of the unit under test: an in-memory store and queue, and `listeners`. */
-function depsWith(listeners: readonly EventListener[]) {
+/** A clock `afterMs` past the test events' time (a second: written on time, not late). */
+const clockAt = (afterMs = 1000) => ({
+  now: () => new Date(Date.parse('2026-11-21T20:15:00.000Z') + afterMs),
+});
+const TALLY_ARMED = { type: TALLY_JOB, projectId: 'p1' };
+
+/** Deps of the unit under test: an in-memory store and queue, a clock, and `listeners`. */
+function depsWith(listeners: readonly EventListener[], afterMs?: number) {
   const m = memory();
-  const deps = { store: m.store, queue: m.queue, listeners: new ListenerRegistry(listeners) };
+  const deps = {
+    store: m.store,
+    queue: m.queue,
+    clock: clockAt(afterMs),
+    listeners: new ListenerRegistry(listeners),
+  };
   return { m, deps, jobDeps: deps as unknown as Deps & typeof deps };
 }
+
+/** The dispatch messages sent (the queue also holds the tally armed for the events). */
+const dispatches = (m: ReturnType<typeof memory>) =>
+  m.queue.sent.filter((s) => s.type === DISPATCH_EVENT_JOB) as DispatchEventMessage[];
 
 describe('listener registry', () => {
   const registry = new ListenerRegistry([
@@ -117,20 +133,43 @@ describe('the listener catalog', () => {
 });
 
 describe('emit', () => {
-  it('with no matching listener, stores the event and sends nothing', async () => {
+  it('with no matching listener, arms the tally and stores the event: no dispatch, no counter write', async () => {
     const { m, deps } = depsWith([recorder('other', ['contact.*']).listener]);
     const e = event('signup');
     await emit(deps, e);
-    expect(m.queue.sent).toEqual([]);
+    expect(m.queue.sent).toEqual([TALLY_ARMED]);
     expect(m.item(eventKey(e))).toMatchObject({ id: e.id, name: 'signup' });
-    // One conditional write and the two counters, as before listeners existed: no read.
-    expect(m.log.map((s) => s.op)).toEqual(['put', 'update', 'update']);
+    expect(m.item(eventKey(e))?.counted).toBeUndefined();
+    // The tally message, then one conditional write: no read, and the counters are the tally's.
+    expect(m.log.map((s) => s.op)).toEqual(['send', 'put']);
+    expect(m.item(keys.eventName('p1', 'signup'))).toBeUndefined();
   });
 
-  it('with the catalog (no listeners registered yet), sends nothing either', async () => {
+  it('arms the tally once a minute per instance and project', async () => {
+    const { m, deps } = depsWith([]);
+    await emit(deps, event('a'));
+    await emit(deps, event('b'));
+    await emit({ ...deps, clock: clockAt(59_000) }, event('c'));
+    expect(m.queue.sent).toEqual([TALLY_ARMED]);
+    await emit({ ...deps, clock: clockAt(61_500) }, event('d'));
+    await emit(deps, event('e', { projectId: 'p2' }));
+    expect(m.queue.sent).toEqual([TALLY_ARMED, TALLY_ARMED, { type: TALLY_JOB, projectId: 'p2' }]);
+  });
+
+  it('counts an event written late itself, once, and flags it for the tally to skip', async () => {
+    const { m, deps } = depsWith([], 61_000);
+    const e = event('late');
+    await emit(deps, e);
+    await emit(deps, e);
+    expect(m.item(eventKey(e))?.counted).toBe(true);
+    expect(m.item(keys.eventName('p1', 'late'))).toMatchObject({ count: 1 });
+    expect(m.item(keys.eventHour('p1', '2026-11-21T20'))).toMatchObject({ count: 1 });
+  });
+
+  it('with the catalog (no listeners registered yet), dispatches nothing either', async () => {
     const m = memory();
-    await emit({ store: m.store, queue: m.queue }, event('email.sent'));
-    expect(m.queue.sent).toEqual([]);
+    await emit({ store: m.store, queue: m.queue, clock: clockAt() }, event('email.sent'));
+    expect(dispatches(m)).toEqual([]);
     expect(m.itemsWhere('EV#')).toHaveLength(1);
   });
 
@@ -142,8 +181,11 @@ describe('emit', () => {
     ]);
     const e = event('email.sent');
     await emit(deps, e);
-    expect(m.queue.sent).toEqual([{ type: DISPATCH_EVENT_JOB, event: e, listeners: ['a', 'c'] }]);
-    expect(m.log.map((s) => s.op)).toEqual(['send', 'put', 'update', 'update']);
+    expect(m.queue.sent).toEqual([
+      { type: DISPATCH_EVENT_JOB, event: e, listeners: ['a', 'c'] },
+      TALLY_ARMED,
+    ]);
+    expect(m.log.map((s) => s.op)).toEqual(['send', 'send', 'put']);
     expect(m.item(eventKey(e))).toBeDefined();
   });
 
@@ -153,7 +195,6 @@ describe('emit', () => {
     await emit(deps, e);
     await emit(deps, e);
     expect(m.itemsWhere('EV#')).toHaveLength(1);
-    expect(m.item(keys.eventName('p1', 'signup'))).toMatchObject({ count: 1 });
   });
 
   it('replays an event already stored without dispatching it again', async () => {
@@ -161,14 +202,14 @@ describe('emit', () => {
     const e = event('contact.unsubscribed');
     await emit(deps, e);
     await emit(deps, e, { replay: true });
-    expect(m.queue.sent).toHaveLength(1);
+    expect(dispatches(m)).toHaveLength(1);
   });
 
   it('replays an event that was never stored: dispatched and stored', async () => {
     const { m, deps } = depsWith([recorder('a', ['*']).listener]);
     const e = event('contact.unsubscribed');
     await emit(deps, e, { replay: true });
-    expect(m.queue.sent).toHaveLength(1);
+    expect(dispatches(m)).toHaveLength(1);
     expect(m.item(eventKey(e))).toBeDefined();
   });
 
@@ -179,7 +220,7 @@ describe('emit', () => {
     await expect(emit(failing, e)).rejects.toThrow('queue down');
     expect(m.item(eventKey(e))).toBeUndefined();
     await emit(deps, e, { replay: true });
-    expect(m.queue.sent).toHaveLength(1);
+    expect(dispatches(m)).toHaveLength(1);
   });
 });
 
@@ -193,15 +234,17 @@ describe('the dispatch job', () => {
     await expect(emit(deps, e)).rejects.toThrow('simulated crash');
     expect(m.item(eventKey(e))).toBeUndefined();
 
-    const [message] = m.queue.sent as DispatchEventMessage[];
-    await runDispatch(jobDeps, dispatchEventJobMessage.schema.parse(message), meta);
-    expect(m.item(eventKey(e))).toMatchObject({ id: e.id, name: 'email.sent' });
+    // The job runs two minutes later: the event is late, so the job counts it itself.
+    const late = { ...jobDeps, clock: clockAt(120_000) };
+    const [message] = dispatches(m);
+    await runDispatch(late, dispatchEventJobMessage.schema.parse(message), meta);
+    expect(m.item(eventKey(e))).toMatchObject({ id: e.id, name: 'email.sent', counted: true });
     expect(m.item(keys.eventName('p1', 'email.sent'))).toMatchObject({ count: 1 });
     expect(a.calls).toEqual([e]);
     expect(b.calls).toEqual([e]);
 
     // A redelivery calls the listeners again (at-least-once) but stores and counts nothing new.
-    await runDispatch(jobDeps, dispatchEventJobMessage.schema.parse(message), meta);
+    await runDispatch(late, dispatchEventJobMessage.schema.parse(message), meta);
     expect(a.calls).toHaveLength(2);
     expect(m.itemsWhere('EV#')).toHaveLength(1);
     expect(m.item(keys.eventName('p1', 'email.sent'))).toMatchObject({ count: 1 });

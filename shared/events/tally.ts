@@ -1,0 +1,153 @@
+/**
+ * The event tally: keeps the event-name registry and the hourly counts off the request path.
+ * Recording an event writes the event alone; the `events.tally` job reads the project's stored
+ * events from the time index, oldest first, from where it last stopped, and adds them to the
+ * counters a batch at a time (one write per name and per hour seen in the batch, however many
+ * events it holds).
+ *
+ * Exact, with crashes and redeliveries:
+ * - The tally counts only events older than `TALLY_SETTLE_MS`, so an event whose write is still
+ *   on its way (at most `LATE_MS` after its time, plus one write) is never passed over. An event
+ *   written later than that is counted by its writer and flagged (`repository.ts`, `putEvent`).
+ * - A batch is recorded as pending on the tally item before any counter changes, and each counter
+ *   update carries the batch id, conditionally: a run that stops midway leaves the batch for the
+ *   next run (or a concurrent one) to apply again, adding to each counter once. Ending the batch
+ *   moves the position, conditional on the batch.
+ *
+ * Who runs it: every writer of events arms a tally for the project before its write, at most once
+ * a `TALLY_ARM_INTERVAL_MS` per instance (`armTally`), as a message delayed by `TALLY_DELAY_S`.
+ * That delay exceeds the interval plus the settle time, so the message armed before an instance's
+ * first event of an interval runs after every event that instance writes in the interval has
+ * settled: the last events of a burst are counted without any later traffic. Counts therefore lag
+ * events by two to four minutes (README, "Events and their counters").
+ */
+import * as z from 'zod';
+import { defineJob, defineJobMessage, enqueue } from '../jobs/registry';
+import type { Deps } from '../ports';
+import type { StoreDeps } from '../store/store';
+import {
+  applyTally,
+  beginTally,
+  eventsToTally,
+  finishTally,
+  getTallyState,
+  hourOf,
+  type TallyBatch,
+} from './repository';
+
+/** Events younger than this are left for a later run (see the module comment). */
+export const TALLY_SETTLE_MS = 120_000;
+/** The most often one instance arms a tally for one project. */
+export const TALLY_ARM_INTERVAL_MS = 60_000;
+/** The armed message's delay: more than the interval plus the settle time. */
+export const TALLY_DELAY_S = 190;
+/** Events in one batch (one pending record, one write per name and hour in it). */
+export const TALLY_BATCH_EVENTS = 1000;
+/** Batches one message runs; more continue in a new message. */
+export const TALLY_BATCHES_PER_MESSAGE = 10;
+const PAGE = 500;
+
+export const TALLY_JOB = 'events.tally';
+
+export const tallyJobMessage = defineJobMessage({
+  type: TALLY_JOB,
+  schema: z.object({ type: z.literal(TALLY_JOB), projectId: z.string().min(1) }),
+});
+
+/** Per queue (one per instance, and per runtime in tests): project -> when it was last armed. */
+const armed = new WeakMap<object, Map<string, number>>();
+
+/**
+ * Makes sure a tally will run for the project after an event written now has settled: sends the
+ * delayed message unless this instance sent one within the interval. Called before the event's
+ * write, so a crash between the two leaves a message that finds nothing, never an event that no
+ * message will count.
+ */
+export async function armTally(deps: Pick<Deps, 'queue' | 'clock'>, projectId: string): Promise<void> {
+  const byProject = armed.get(deps.queue) ?? new Map<string, number>();
+  armed.set(deps.queue, byProject);
+  const now = deps.clock.now().getTime();
+  const last = byProject.get(projectId);
+  if (last !== undefined && now - last < TALLY_ARM_INTERVAL_MS && now >= last) return;
+  await enqueue(deps, tallyJobMessage, { projectId }, { delaySeconds: TALLY_DELAY_S });
+  byProject.set(projectId, now);
+}
+
+/** Reads up to `TALLY_BATCH_EVENTS` settled events after `from` and sums them as a batch. */
+async function nextBatch(
+  deps: StoreDeps & Pick<Deps, 'ids'>,
+  projectId: string,
+  from: string,
+  settledAt: string,
+): Promise<{ batch: TallyBatch; full: boolean } | undefined> {
+  // Every position of an event at `settledAt` or before sorts below `<settledAt>~`.
+  const upTo = `${settledAt}~`;
+  const names: Record<string, { n: number; first: string; last: string }> = {};
+  const hours: Record<string, number> = {};
+  let read = 0;
+  let last = from;
+  let cursor: string | undefined;
+  do {
+    const page = await eventsToTally(deps, projectId, {
+      after: from,
+      upTo,
+      limit: Math.min(PAGE, TALLY_BATCH_EVENTS - read),
+      cursor,
+    });
+    for (const e of page.events) {
+      read++;
+      last = e.position;
+      if (e.counted) continue;
+      const c = names[e.name];
+      if (c) {
+        c.n++;
+        c.last = e.createdAt;
+      } else names[e.name] = { n: 1, first: e.createdAt, last: e.createdAt };
+      const hour = hourOf(e.createdAt);
+      hours[hour] = (hours[hour] ?? 0) + 1;
+    }
+    cursor = page.cursor || undefined;
+  } while (cursor && read < TALLY_BATCH_EVENTS);
+  if (read === 0) return undefined;
+  const full = cursor !== undefined;
+  // Read to the end: the position moves to the settle time, past any event that may come later
+  // with an older time (it would be written late, so its writer counts it).
+  const to = full ? last : upTo;
+  if (to <= from) return undefined;
+  return { batch: { id: deps.ids.uuid(), to, names, hours }, full };
+}
+
+/**
+ * One message of the tally job: finishes a pending batch, then counts settled events a batch at a
+ * time; when more remain than one message's share, continues in a new message. Two runs at once
+ * are safe: one begins each batch, and either may apply and end it.
+ */
+export async function runTally(deps: Deps, projectId: string): Promise<'done' | 'continued'> {
+  for (let batches = 0; batches < TALLY_BATCHES_PER_MESSAGE; ) {
+    const state = await getTallyState(deps, projectId);
+    if (state.pending) {
+      await applyTally(deps, projectId, state.pending);
+      await finishTally(deps, projectId, state.pending);
+      batches++;
+      continue;
+    }
+    const settledAt = new Date(deps.clock.now().getTime() - TALLY_SETTLE_MS).toISOString();
+    const next = await nextBatch(deps, projectId, state.through, settledAt);
+    if (!next) return 'done';
+    if (!(await beginTally(deps, projectId, state.through, next.batch))) continue;
+    await applyTally(deps, projectId, next.batch);
+    await finishTally(deps, projectId, next.batch);
+    batches++;
+    if (!next.full) return 'done';
+  }
+  await enqueue(deps, tallyJobMessage, { projectId });
+  return 'continued';
+}
+
+/** Counts a project's settled events into its name and hour counters. */
+export const tallyJob = defineJob({
+  ...tallyJobMessage,
+  run: async (deps, m) => {
+    await runTally(deps, m.projectId);
+  },
+});

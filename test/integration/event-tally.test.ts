@@ -1,0 +1,158 @@
+/**
+ * The event tally (shared/events/tally.ts): event counters written off the request path, in
+ * batches, exactly once whatever stops midway or runs twice.
+ */
+import { describe, expect, it } from 'vitest';
+import { type EventRecord, getTallyState, putEvent } from '../../shared/events/repository';
+import { runTally, TALLY_BATCH_EVENTS, TALLY_DELAY_S, TALLY_SETTLE_MS } from '../../shared/events/tally';
+import { createProject } from '../../shared/projects/repository';
+import { keys } from '../../shared/table';
+import { uniqueEmail } from './helpers/contacts';
+import { type StoreCall, StoreFaults, watchedDeps } from './helpers/faults';
+import { type ApiOptions, type Json, useLocalRuntime } from './helpers/local';
+
+const rt = useLocalRuntime();
+
+async function freshProject(name: string) {
+  const p = await createProject(rt.deps, { name });
+  const api = (method: string, path: string, options: ApiOptions = {}) =>
+    rt.api(method, path, { key: p.secretKey, ...options });
+  const track = async (email: string, event: string) => {
+    const res = await api('POST', '/events/track', { body: { email, event } });
+    expect(res.status).toBe(200);
+    return res.body.data as { contact: string; event: string };
+  };
+  const names = async () =>
+    ((await api('GET', '/events/names')).body.names as Json[]).map((n) => `${n.name}:${n.count}`);
+  return { id: p.project.id, api, track, names };
+}
+
+/** Events written straight to the store, `ageMs` before now (settled: older than the settle time). */
+async function seed(
+  projectId: string,
+  contactId: string,
+  name: string,
+  n: number,
+  ageMs = TALLY_SETTLE_MS * 2,
+) {
+  const at = rt.deps.clock.now().getTime() - ageMs;
+  for (let i = 0; i < n; i++) {
+    const event: EventRecord = {
+      id: rt.deps.ids.uuid(),
+      projectId,
+      contactId,
+      name,
+      data: {},
+      createdAt: new Date(at + i).toISOString(),
+    };
+    // Written "on time" (the writer's clock at the event's time): left to the tally.
+    await putEvent(rt.deps, event, new Date(at + i));
+  }
+}
+
+describe('the event tally', () => {
+  it('counts tracked events once they settle, through the tally the request armed, without writing counters on the request', async () => {
+    const p = await freshProject('armed');
+    const email = uniqueEmail('t');
+    await p.track(email, 'signup');
+    await p.track(email, 'signup');
+    await p.track(email, 'login');
+    // Nothing counted yet: the requests wrote the events alone.
+    expect(await p.names()).toEqual([]);
+    // The armed message waits out its delay; moving the clock past it runs it (no other help).
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    await rt.drain();
+    expect(await p.names()).toEqual(['signup:2', 'login:1']);
+    expect((await p.api('GET', '/events/stats')).body).toMatchObject({ total: 3, last24Hours: 3 });
+  });
+
+  it('writes one counter per name and hour for a whole batch', async () => {
+    const p = await freshProject('batch');
+    // Seeded, not tracked: no tally is armed, so the runs below are the only ones.
+    const contact = rt.deps.ids.uuid();
+    await seed(p.id, contact, 'first', 1);
+    await seed(p.id, contact, 'many', 40);
+    const writes: string[] = [];
+    const deps = watchedDeps(rt.deps, {
+      after: (call) => {
+        if (call.op === 'update' || call.op === 'put')
+          writes.push(String(call.key?.pk).split('#').at(-1) ?? '');
+      },
+    });
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    expect(await runTally(deps, p.id)).toBe('done');
+    // Begin, two names, the hour (two if the seconds between the events crossed one), end.
+    const of = (kind: string) => writes.filter((w) => w === kind).length;
+    expect([of('EVTALLY'), of('EVNAMES')]).toEqual([2, 2]);
+    expect(of('EVHOURS')).toBeGreaterThanOrEqual(1);
+    expect(writes.length).toBe(4 + of('EVHOURS'));
+    expect(await p.names()).toEqual(['many:40', 'first:1']);
+  });
+
+  it.each([
+    ['before any counter', 1],
+    ['after one counter', 2],
+    ['after every counter, before the batch ends', 3],
+  ])('a tally that stops %s is finished by the next run, counting each event once', async (_, nth) => {
+    const p = await freshProject(`crash-${nth}`);
+    // Seeded, not tracked: no tally is armed, so the runs below are the only ones.
+    const contact = rt.deps.ids.uuid();
+    await seed(p.id, contact, 'a', 1);
+    await seed(p.id, contact, 'b', 3);
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    // Writes of a run: begin (the tally item), the name and hour counters (in parallel), end.
+    const counter = (c: StoreCall) => c.op === 'update' && /#EV(NAMES|HOURS)$/.test(c.key?.pk ?? '');
+    const tallyItem = (c: StoreCall) => c.op === 'update' && (c.key?.pk ?? '').endsWith('#EVTALLY');
+    const faults = new StoreFaults();
+    if (nth < 3) faults.failAt(counter, nth);
+    else faults.failAt(tallyItem, 2);
+    const crashing = faults.inject(rt.deps);
+    await expect(runTally(crashing, p.id)).rejects.toThrow('simulated crash');
+    expect((await getTallyState(rt.deps, p.id)).pending).toBeDefined();
+    await runTally(rt.deps, p.id);
+    await runTally(rt.deps, p.id);
+    expect((await getTallyState(rt.deps, p.id)).pending).toBeUndefined();
+    expect(await p.names()).toEqual(['b:3', 'a:1']);
+    expect((await p.api('GET', '/events/stats')).body.total).toBe(4);
+  });
+
+  it('two runs at once count each event once', async () => {
+    const p = await freshProject('twice');
+    // Seeded, not tracked: no tally is armed, so the runs below are the only ones.
+    const contact = rt.deps.ids.uuid();
+    await seed(p.id, contact, 'x', 1);
+    await seed(p.id, contact, 'y', 25);
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    await Promise.all([runTally(rt.deps, p.id), runTally(rt.deps, p.id), runTally(rt.deps, p.id)]);
+    expect(await p.names()).toEqual(['y:25', 'x:1']);
+  });
+
+  it('leaves unsettled events for a later run', async () => {
+    const p = await freshProject('unsettled');
+    // Seeded, not tracked: no tally is armed, so the runs below are the only ones.
+    const contact = rt.deps.ids.uuid();
+    await seed(p.id, contact, 'old', 1);
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    await seed(p.id, contact, 'fresh', 2, 1000);
+    await runTally(rt.deps, p.id);
+    expect(await p.names()).toEqual(['old:1']);
+    await rt.runtime.clock.advance(TALLY_SETTLE_MS / 1000);
+    await runTally(rt.deps, p.id);
+    expect(await p.names()).toEqual(['fresh:2', 'old:1']);
+  });
+
+  it('works through more events than one batch holds, in batches', async () => {
+    const p = await freshProject('large');
+    // Seeded, not tracked: no tally is armed, so the runs below are the only ones.
+    const contact = rt.deps.ids.uuid();
+    await seed(p.id, contact, 'one', 1);
+    await seed(p.id, contact, 'lots', TALLY_BATCH_EVENTS + 20);
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    expect(await runTally(rt.deps, p.id)).toBe('done');
+    expect(await p.names()).toEqual([`lots:${TALLY_BATCH_EVENTS + 20}`, 'one:1']);
+    const hours = await rt.deps.store.queryAll({ partition: keys.eventHoursPartition(p.id) });
+    let total = 0;
+    for await (const h of hours) total += Number(h.count);
+    expect(total).toBe(TALLY_BATCH_EVENTS + 21);
+  });
+});
