@@ -45,10 +45,20 @@ for (const q of queues.values()) {
 }
 const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
 
-async function call(method: string, path: string, body?: unknown, key = rt.secretKey) {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  key = rt.secretKey,
+  idempotencyKey?: string,
+) {
   const res = await fetch(`${rt.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await res.json()) as Record<string, unknown>;
@@ -115,8 +125,14 @@ async function measure(
 }
 
 const from = `news@${rt.senderDomain}`;
-const send = (to: string[]) =>
-  call('POST', '/v1/send', { to: to.length === 1 ? to[0] : to, from, subject: 'Hi', body: '<p>Hello</p>' });
+const send = (to: string[], idempotencyKey?: string) =>
+  call(
+    'POST',
+    '/v1/send',
+    { to: to.length === 1 ? to[0] : to, from, subject: 'Hi', body: '<p>Hello</p>' },
+    rt.secretKey,
+    idempotencyKey,
+  );
 const createContacts = async (list: string[]) => {
   for (const e of list) await call('POST', '/contacts', { email: e, data: { plan: 'free' } });
 };
@@ -136,9 +152,30 @@ for (const n of [1, 5]) {
   );
 }
 
-const track = (body: Record<string, unknown>) => call('POST', '/v1/track', body, rt.publicKey);
+{
+  let existing: string[] = [];
+  await measure(
+    'POST /v1/send, 1 existing contact, Idempotency-Key',
+    () => send(existing, `bench-${++unique}`),
+    async () => {
+      existing = [email('send-key')];
+      await createContacts(existing);
+    },
+  );
+}
+
+const track = (body: Record<string, unknown>, idempotencyKey?: string) =>
+  call('POST', '/v1/track', body, rt.publicKey, idempotencyKey);
 await measure('POST /v1/track, new contact', () => track({ email: email('track-new'), event: 'signup' }));
 let tracked = '';
+await measure(
+  'POST /v1/track, existing contact, no data, Idempotency-Key',
+  () => track({ email: tracked, event: 'login' }, `bench-${++unique}`),
+  async () => {
+    tracked = email('track-key');
+    await track({ email: tracked, event: 'signup' });
+  },
+);
 await measure(
   'POST /v1/track, existing contact, no data',
   () => track({ email: tracked, event: 'login' }),
@@ -273,6 +310,9 @@ const goals: { call: string; per: number; goal: number }[] = [
   { call: 'POST /v1/track, existing contact, no data', per: 1, goal: 4 },
   { call: 'POST /v1/send, 1 existing contact', per: 1, goal: 6 },
   { call: 'POST /v1/send, 5 existing contacts', per: 5, goal: 6 },
+  // A key may add at most 2.
+  { call: 'POST /v1/track, existing contact, no data, Idempotency-Key', per: 1, goal: 6 },
+  { call: 'POST /v1/send, 1 existing contact, Idempotency-Key', per: 1, goal: 8 },
 ];
 console.log('\nGoals (request-path WCU per call or recipient):');
 for (const g of goals) {
