@@ -22,6 +22,12 @@
  * - contact: unique email claim, lookup by email -> pk P#<pid>#EMAIL#<lower email>, sk #EMAIL
  * - contacts: list newest/oldest first -> contactsByCreation (P#<pid>#CONTACTS, <createdAt>#<cid>)
  * - contacts: list by email -> contactsByEmail (P#<pid>#CONTACTS, <lower email>#<cid>)
+ * - contact stats: live total, subscribed, contacts per custom field path (`c:<path>`), `seq` bumped
+ *   by every delta -> pk P#<pid>#CSTATS, sk #STATS
+ * - field value counters: most frequent values of one custom field path, with counts -> pk
+ *   P#<pid>#CSTATS, sk VALUES#<path>; all counter items of a project -> partition P#<pid>#CSTATS
+ * - contact stats recount in progress: position and partial counts -> pk P#<pid>#CSTATS, sk
+ *   RECOUNT#<runId> (TTL)
  * - contact events: by contact, by time -> pk P#<pid>#C#<cid>, sk EV#<at>#<eid>
  * - events: recent in project -> eventsByTime (P#<pid>#EVENTS, <at>#<eid>)
  * - events: by name -> eventsByName (P#<pid>#EVENT#<name>, <at>#<eid>)
@@ -121,6 +127,18 @@ export const keys = {
     sk: '#EMAIL',
   }),
   contactsIndex: (projectId: string) => `${P(projectId)}#CONTACTS`,
+  /** Contact counters (shared/contacts/stats.ts): one partition per project. */
+  contactStatsPartition: (projectId: string) => `${P(projectId)}#CSTATS`,
+  contactStats: (projectId: string) => ({ pk: `${P(projectId)}#CSTATS`, sk: '#STATS' }),
+  fieldValueCounts: (projectId: string, path: string) => ({
+    pk: `${P(projectId)}#CSTATS`,
+    sk: `VALUES#${path}`,
+  }),
+  fieldValueCountsPrefix: 'VALUES#',
+  contactRecount: (projectId: string, runId: string) => ({
+    pk: `${P(projectId)}#CSTATS`,
+    sk: `RECOUNT#${runId}`,
+  }),
   contactEvent: (projectId: string, contactId: string, at: string, eventId: string) => ({
     pk: `${P(projectId)}#C#${contactId}`,
     sk: `EV#${at}#${eventId}`,

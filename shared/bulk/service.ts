@@ -3,10 +3,18 @@
  * queue through the contacts service (so `contact.subscribed` / `contact.unsubscribed` are
  * emitted exactly when a flag really changes, and deletes take the usual tombstone + purge path).
  * Unknown ids, including other projects' ids, are reported per id as failures.
+ *
+ * Contact counters (shared/contacts/stats.ts): a chunk's changes are summed and applied once after
+ * its contacts changed, before its checkpoint. A chunk that runs again after a crash finds its
+ * contacts changed already and counts nothing for them, so the job's last chunk queues a recount
+ * (shared/contacts/recount.ts), which sets the counters exactly.
  */
 import * as z from 'zod';
 import { mapLimit, readContactRecords } from '../contacts/batch';
+import { StatsDelta } from '../contacts/contribution';
+import { requestRecount } from '../contacts/recount';
 import { deleteContact, findContact, patchContact } from '../contacts/service';
+import { applyStatsDelta } from '../contacts/stats';
 import { AppError, notFound } from '../errors';
 import { type Chunk, type ChunkOptions, chunkedJob, MOVED_ON } from '../jobs/chunked';
 import { defineJobMessage, enqueue } from '../jobs/registry';
@@ -109,14 +117,19 @@ export function bulkChunks(options: BulkWorkerOptions = {}) {
           found = new Set(latest.plan.found);
         }
       }
+      const counted = new StatsDelta();
       const outcomes = await mapLimit(ids, options.concurrency ?? 10, (id) =>
-        found.has(id) ? apply(deps, job.projectId, job.type, id) : Promise.resolve<Outcome>('not_found'),
+        found.has(id)
+          ? apply(deps, job.projectId, job.type, id, counted)
+          : Promise.resolve<Outcome>('not_found'),
       );
+      if (!counted.isEmpty) await applyStatsDelta(deps, job.projectId, counted);
       const failures: BulkFailure[] = [];
       ids.forEach((contactId, i) => {
         if (outcomes[i] !== 'ok') failures.push({ contactId, reason: outcomes[i]! });
       });
       const next = from + ids.length;
+      if (next >= job.contactIds.length) await requestRecount(deps, job.projectId);
       return {
         next: { ...job, processed: next, plan: undefined },
         items: ids.length,
@@ -148,16 +161,20 @@ export function bulkChunks(options: BulkWorkerOptions = {}) {
 
 type Outcome = 'ok' | 'not_found';
 
-/** Applies one id the plan found. Idempotent: running it again changes nothing more. */
+/**
+ * Applies one id the plan found, its counter changes summed into `counted`. Idempotent: running it
+ * again changes nothing more.
+ */
 async function apply(
   deps: Deps,
   projectId: string,
   type: BulkJob['type'],
   contactId: string,
+  counted: StatsDelta,
 ): Promise<Outcome> {
   try {
     if (type === 'delete') {
-      await deleteContact(deps, projectId, contactId);
+      await deleteContact(deps, projectId, contactId, { stats: counted });
       return 'ok';
     }
     const subscribed = type === 'subscribe';
@@ -165,7 +182,7 @@ async function apply(
     if (!current) return 'not_found';
     // Already as asked: no write, no event.
     if (current.subscribed === subscribed) return 'ok';
-    await patchContact(deps, projectId, contactId, { subscribed, source: 'bulk' });
+    await patchContact(deps, projectId, contactId, { subscribed, source: 'bulk', stats: counted });
     return 'ok';
   } catch (error) {
     if (error instanceof AppError && error.statusCode === 404) {

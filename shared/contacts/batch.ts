@@ -14,12 +14,19 @@
  * `<importId>#<row>`. Claims are never rewritten (only created and deleted), so whether a row
  * created its contact survives a crash between the writes and the job's checkpoint: a redelivered
  * chunk that finds its own origin on the claim counts the row as imported again, not as updated.
+ *
+ * Counters (stats.ts): the changes of a chunk's rows are summed and applied once, after its contact
+ * writes: one update of the stats item and one of each value counter that changes. A chunk that
+ * runs again after a crash finds its rows written already and counts nothing for them, so what the
+ * first run had not counted yet is missing until the recount that the import queues when it ends
+ * (recount.ts), which sets the counters exactly.
  */
 import { AppError } from '../errors';
 import { emit } from '../events/emit';
 import type { Deps } from '../ports';
 import { type StoreDeps, sleep } from '../store/store';
 import { decideClaim } from './claim';
+import { StatsDelta } from './contribution';
 import { applyDataPatch, type DataPatch, type DataValue } from './data';
 import { recordFieldTypes } from './field-types';
 import {
@@ -33,6 +40,7 @@ import {
   tagClaim,
 } from './repository';
 import { releaseClaim } from './service';
+import { applyStatsDelta } from './stats';
 
 /** Bulk jobs read contacts by id as imports do. */
 export { readContactRecords } from './repository';
@@ -106,6 +114,7 @@ export async function importContacts(
     byEmail.set(lower, list);
   }
   let pending: Group[] = [...byEmail].map(([emailLower, list]) => ({ emailLower, rows: list }));
+  const counted = new StatsDelta();
 
   for (let round = 0; pending.length > 0; round++) {
     if (round >= (options.maxRounds ?? 8)) {
@@ -160,11 +169,15 @@ export async function importContacts(
     });
     toWrite.forEach((p, i) => {
       if (!written[i]) retry.push(p.group);
-      else if (p.kind === 'create' || p.kind === 'merge')
+      else if (p.kind === 'create' || p.kind === 'merge') {
         for (const [row, r] of p.counts) results.set(row, r);
+        if (p.kind === 'create') counted.add(undefined, p.record);
+        else if (p.record) counted.add(p.current, p.record);
+      }
     });
     pending = retry;
   }
+  if (!counted.isEmpty) await applyStatsDelta(deps, projectId, counted);
   return results;
 }
 

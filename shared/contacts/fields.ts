@@ -2,8 +2,11 @@
  * Project-wide custom fields: the list with inferred types and coverage, distinct values, where a
  * field is used, and deleting a field from every contact.
  *
- * Coverage and values read the project's contacts through the contacts index (a Query, never a
- * Scan); their cost grows with the project, so they belong to dashboard use, not hot paths.
+ * Coverage and values come from the project's contact counters (stats.ts), kept as contacts
+ * change: the field list is its type records and one read of the stats item, a field's values one
+ * read of its value counter, whatever the project's size. Value counters track at most
+ * `TRACKED_VALUES` values per field (contribution.ts): for a field with more, `values` are the
+ * most frequent of those tracked and `count` is how many are tracked.
  */
 import * as z from 'zod';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
@@ -12,10 +15,11 @@ import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } fr
 import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
-import { type ContactData, dataPathIssues, type FieldType, getPath, leafPaths, removePath } from './data';
+import { StatsDelta, sortCounts, valueOfKey } from './contribution';
+import { type ContactData, dataPathIssues, type FieldType, getPath, removePath } from './data';
 import { forgetFieldTypes } from './field-types';
+import { requestRecount } from './recount';
 import {
-  allContacts,
   type ContactRecord,
   deleteFieldType,
   getContactRecord,
@@ -23,6 +27,7 @@ import {
   listFieldTypes,
   replaceContact,
 } from './repository';
+import { applyStatsDelta, readContactStats, readFieldValueCounts } from './stats';
 
 type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue'>;
 
@@ -52,14 +57,13 @@ export function parseFieldName(raw: string): { standard: string } | { custom: st
   return { custom: path };
 }
 
+/** Standard and custom fields, with coverage from the counters: the type records and one read. */
 export async function listFields(deps: FieldDeps, projectId: string): Promise<FieldDescriptor[]> {
-  const types = await listFieldTypes(deps, projectId);
-  const counts = new Map<string, number>();
-  let total = 0;
-  for await (const contact of allContacts(deps, projectId)) {
-    total++;
-    for (const path of leafPaths(contact.data)) counts.set(path, (counts.get(path) ?? 0) + 1);
-  }
+  const [types, stats] = await Promise.all([
+    listFieldTypes(deps, projectId),
+    readContactStats(deps, projectId),
+  ]);
+  const { total, coverage: counts } = stats;
   const ratio = (n: number) => (total === 0 ? 0 : Math.round((n / total) * 10_000) / 10_000);
   const standard = Object.entries(STANDARD_FIELDS).map(([field, type]) => ({
     field,
@@ -92,7 +96,12 @@ export interface FieldValues {
   readonly limit: number;
 }
 
-/** Distinct values of a field, most frequent first. */
+/**
+ * Distinct values of a field, most frequent first (equal counts in the order of their JSON text).
+ * A custom field: its value counter (leaf paths only: an object value is not counted). `subscribed`:
+ * the stats item. `email`, `createdAt` and `updatedAt`, whose values are (nearly) all distinct: the
+ * oldest `limit` contacts' values, and `count` the number of contacts.
+ */
 export async function fieldValues(
   deps: FieldDeps,
   projectId: string,
@@ -100,22 +109,33 @@ export async function fieldValues(
   limit: number,
 ): Promise<FieldValues> {
   const name = parseFieldName(raw);
-  if ('custom' in name) await requireCustomField(deps, projectId, name.custom);
-  const tally = new Map<string, { value: unknown; n: number }>();
-  for await (const contact of allContacts(deps, projectId)) {
-    const value: unknown =
-      'custom' in name
-        ? getPath(contact.data, name.custom)
-        : (contact as unknown as Record<string, unknown>)[name.standard];
-    if (value === undefined || value === null) continue;
-    const key = JSON.stringify(value);
-    const entry = tally.get(key);
-    if (entry) entry.n++;
-    else tally.set(key, { value, n: 1 });
+  if ('custom' in name) {
+    await requireCustomField(deps, projectId, name.custom);
+    const { counts } = await readFieldValueCounts(deps, projectId, name.custom);
+    const sorted = sortCounts(counts);
+    const values = sorted.slice(0, limit).map(([key]) => valueOfKey(key));
+    return { field: `data.${name.custom}`, values, count: sorted.length, limit };
   }
-  const sorted = [...tally.values()].sort((a, b) => b.n - a.n);
-  const field = 'custom' in name ? `data.${name.custom}` : name.standard;
-  return { field, values: sorted.slice(0, limit).map((e) => e.value), count: sorted.length, limit };
+  const field = name.standard;
+  if (field === 'subscribed') {
+    const stats = await readContactStats(deps, projectId);
+    const sorted = sortCounts([
+      ['true', stats.subscribed],
+      ['false', stats.total - stats.subscribed],
+    ]);
+    return {
+      field,
+      values: sorted.slice(0, limit).map(([key]) => valueOfKey(key)),
+      count: sorted.length,
+      limit,
+    };
+  }
+  const [stats, page] = await Promise.all([
+    readContactStats(deps, projectId),
+    listContactPage(deps, projectId, { order: 'createdAt', dir: 'asc', limit }),
+  ]);
+  const values = [...new Set(page.records.map((c) => (c as unknown as Record<string, unknown>)[field]))];
+  return { field, values, count: Math.max(stats.total, values.length), limit };
 }
 
 export interface FieldUsage {
@@ -197,7 +217,9 @@ type StripMessage = z.infer<typeof stripFieldJobMessage.schema>;
  * Maintenance job: removes a data path from every contact that has it, as a chunked job
  * (shared/jobs/chunked.ts): a page of the project's contacts a chunk (`chunkSize`, 100 by
  * default), oldest first, the position carried by the continuation message. Idempotent: a
- * contact stripped already is left as it is.
+ * contact stripped already is left as it is. The counters lose the chunk's stripped values in one
+ * update per counter item; the last chunk queues a recount (recount.ts), which sets them exactly
+ * whatever a chunk that ran twice after a crash did not count.
  */
 export function stripChunks(options: ChunkOptions = {}) {
   return chunkedJob(stripFieldJobMessage, {
@@ -210,14 +232,26 @@ export function stripChunks(options: ChunkOptions = {}) {
         limit: options.chunkSize ?? 100,
         cursor,
       });
-      for (const contact of page.records) await stripContact(deps, m.projectId, contact, m.path);
+      const stripped = new StatsDelta();
+      for (const contact of page.records) await stripContact(deps, m.projectId, contact, m.path, stripped);
+      if (!stripped.isEmpty) await applyStatsDelta(deps, m.projectId, stripped);
+      if (!page.hasMore) await requestRecount(deps, m.projectId);
       return { next: { cursor: page.cursor || undefined }, items: page.records.length, done: !page.hasMore };
     },
   });
 }
 
-/** Removes `path` from one contact's data, re-reading it when a concurrent write came first. */
-async function stripContact(deps: FieldDeps, projectId: string, contact: ContactRecord, path: string) {
+/**
+ * Removes `path` from one contact's data, re-reading it when a concurrent write came first; what
+ * the contact no longer counts for goes into `stripped`.
+ */
+async function stripContact(
+  deps: FieldDeps,
+  projectId: string,
+  contact: ContactRecord,
+  path: string,
+  stripped: StatsDelta,
+) {
   let current = contact;
   for (let attempt = 0; attempt < 8; attempt++) {
     const data = structuredClone(current.data) as ContactData;
@@ -228,7 +262,10 @@ async function stripContact(deps: FieldDeps, projectId: string, contact: Contact
       version: current.version + 1,
       updatedAt: deps.clock.now().toISOString(),
     };
-    if (await replaceContact(deps, projectId, next, current.version)) return;
+    if (await replaceContact(deps, projectId, next, current.version)) {
+      stripped.add(current, next);
+      return;
+    }
     const fresh = await getContactRecord(deps, projectId, current.id);
     if (!fresh || fresh.deletedAt) return;
     current = fresh;

@@ -9,11 +9,13 @@
  * differs) and writers remove. What a writer does with the claim and contact it read is decided
  * in `claim.ts`.
  *
- * The custom field types of a project (`FIELD#<path>`) are kept here too.
+ * The custom field types of a project (`FIELD#<path>`) are kept here too. The project's contact
+ * counters (total, subscribed, coverage and values), which every writer of contacts updates, are
+ * `stats.ts`.
  */
 import type { EventRecord } from '../events/repository';
-import type { Item, Key, Query, StoreDeps } from '../store/store';
-import { type AccessIndex, indexEntry, keyAttributes, keys } from '../table';
+import { encodeCursor, type Item, type Key, type Query, type StoreDeps } from '../store/store';
+import { type AccessIndex, indexEntry, keyAttributes, keys, table } from '../table';
 import type { ContactData, FieldType } from './data';
 
 export interface Contact {
@@ -120,32 +122,43 @@ export async function getClaim(
   return item ? claimOf(item) : undefined;
 }
 
-/** Items by key, strongly consistent (100 keys a request), mapped and indexed as asked. */
+/**
+ * Items by key (100 keys a request), mapped and indexed as asked: strongly consistent, as writers
+ * need, unless `consistent` is false (half the read units).
+ */
 async function readAll<T>(
   deps: StoreDeps,
   itemKeys: readonly Key[],
   indexOf: (item: Item) => string,
   map: (item: Item) => T,
+  consistent = true,
 ): Promise<Map<string, T>> {
-  const items = await deps.store.batchGet(itemKeys, { consistent: true });
+  const items = await deps.store.batchGet(itemKeys, { consistent });
   return new Map(items.map((item) => [indexOf(item), map(item)]));
 }
 
-/** The claims of these lower-case emails, by email. */
-export function readClaims(deps: StoreDeps, projectId: string, emails: readonly string[]) {
+/** The claims of these lower-case emails, by email (`consistent` false: as readers see them). */
+export function readClaims(deps: StoreDeps, projectId: string, emails: readonly string[], consistent = true) {
   const claimKeys = emails.map((e) => keys.emailClaim(projectId, e));
-  return readAll(deps, claimKeys, (item) => String(item.email), claimOf);
+  return readAll(deps, claimKeys, (item) => String(item.email), claimOf, consistent);
 }
 
-/** Contact records by id, tombstones included. */
-export function readContactRecords(deps: StoreDeps, projectId: string, ids: readonly string[]) {
+/** Contact records by id, tombstones included (`consistent` false: as readers see them). */
+export function readContactRecords(
+  deps: StoreDeps,
+  projectId: string,
+  ids: readonly string[],
+  consistent = true,
+) {
   const contactKeys = ids.map((id) => keys.contact(projectId, id));
-  return readAll(deps, contactKeys, (item) => String(item.id), fromItem);
+  return readAll(deps, contactKeys, (item) => String(item.id), fromItem, consistent);
 }
 
 /**
  * The live contacts holding these lower-case emails, by email: for each 100 emails, one batched
- * read of their claims and one of the contacts behind them.
+ * read of their claims and one of the contacts behind them, both eventually consistent (as the
+ * contact lists are): half a read unit per claim and per contact of up to 4 KB, so at most one per
+ * email.
  */
 export async function findContactsByEmail(
   deps: StoreDeps,
@@ -154,9 +167,9 @@ export async function findContactsByEmail(
 ): Promise<Map<string, ContactRecord>> {
   const found = new Map<string, ContactRecord>();
   for (let i = 0; i < emails.length; i += 100) {
-    const claims = await readClaims(deps, projectId, emails.slice(i, i + 100));
+    const claims = await readClaims(deps, projectId, emails.slice(i, i + 100), false);
     const ids = [...new Set([...claims.values()].map((c) => c.contactId))];
-    for (const record of (await readContactRecords(deps, projectId, ids)).values()) {
+    for (const record of (await readContactRecords(deps, projectId, ids, false)).values()) {
       if (!record.deletedAt) found.set(record.emailLower, record);
     }
   }
@@ -232,8 +245,17 @@ export async function replaceContact(
   });
 }
 
-/** Marks a contact deleted and drops it from the list indexes; false if it is missing or gone. */
-export async function tombstoneContact(deps: StoreDeps, projectId: string, contactId: string, at: string) {
+/**
+ * Marks a contact deleted and drops it from the list indexes, if nobody changed it since
+ * `expectedVersion` (so that what the counters take away is what it held); false otherwise.
+ */
+export async function tombstoneContact(
+  deps: StoreDeps,
+  projectId: string,
+  contactId: string,
+  at: string,
+  expectedVersion: number,
+) {
   const indexAttributes = LIST_INDEXES.flatMap((index) => {
     const { partitionKey, sortKey } = keyAttributes(index);
     return [partitionKey, sortKey];
@@ -241,8 +263,8 @@ export async function tombstoneContact(deps: StoreDeps, projectId: string, conta
   return deps.store.writeIf({
     update: keys.contact(projectId, contactId),
     expression: `SET deletedAt = :at, version = version + :one REMOVE ${indexAttributes.join(', ')}`,
-    if: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-    values: { ':at': at, ':one': 1 },
+    if: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v',
+    values: { ':at': at, ':one': 1, ':v': expectedVersion },
   });
 }
 
@@ -317,34 +339,77 @@ function contactsQuery(projectId: string, f: ContactFilter): Query {
   };
 }
 
-/** Reads per page at most when filters discard many items (keeps latency bounded). */
-const MAX_READS_PER_PAGE = 10;
+/**
+ * Index items a filtered page (a search, a subscription filter) examines at most: it then answers
+ * the matches it found, possibly none, with `hasMore` and the cursor of where it stopped. So every
+ * page's read is bounded (1,000 contacts of 500 bytes are about 60 RCU), whatever the filter.
+ */
+export const MAX_EXAMINED_PER_PAGE = 1000;
+
+type PageQuery = ContactFilter & {
+  readonly dir: 'asc' | 'desc';
+  readonly limit: number;
+  readonly cursor?: string;
+};
 
 /** One page of the project's live contacts; the cursor is the list's own (400 in another list). */
 export async function listContactPage(
   deps: StoreDeps,
   projectId: string,
-  q: ContactFilter & { readonly dir: 'asc' | 'desc'; readonly limit: number; readonly cursor?: string },
+  q: PageQuery,
 ): Promise<{ records: ContactRecord[]; cursor: string; hasMore: boolean }> {
-  const page = await deps.store.page(contactsQuery(projectId, q), {
-    limit: q.limit,
-    cursor: q.cursor,
-    forward: q.dir === 'asc',
-    maxRequests: MAX_READS_PER_PAGE,
-  });
+  const query = contactsQuery(projectId, q);
+  const page = query.filter
+    ? await filteredPage(deps, query, q)
+    : await deps.store.page(query, { limit: q.limit, cursor: q.cursor, forward: q.dir === 'asc' });
   return { records: page.items.map(fromItem), cursor: page.cursor, hasMore: page.hasMore };
 }
 
-/** How many live contacts the filter keeps: reads the project's whole contact index. */
-export async function countContacts(deps: StoreDeps, projectId: string, f: ContactFilter): Promise<number> {
-  return deps.store.count(contactsQuery(projectId, f));
+/**
+ * A page of a filtered list: requests until the page has one match more than it shows (so
+ * `hasMore` is exact) or `MAX_EXAMINED_PER_PAGE` items were read. The first asks for `limit + 1`
+ * items; each next one for as many as the matches still missing need at the share of matches seen
+ * so far (twice as many as before when none matched), so a page reads little past its last match.
+ */
+async function filteredPage(deps: StoreDeps, query: Query, q: PageQuery) {
+  const items: Item[] = [];
+  const forward = q.dir === 'asc';
+  const wanted = q.limit + 1;
+  let cursor = q.cursor;
+  let examined = 0;
+  let ask = wanted;
+  for (;;) {
+    ask = Math.min(ask, MAX_EXAMINED_PER_PAGE - examined);
+    const out = await deps.store.query(query, { limit: ask, cursor, forward });
+    examined += ask;
+    items.push(...out.items);
+    if (items.length > q.limit) {
+      items.length = q.limit;
+      return { items, cursor: encodeCursor(positionOf(query, items[items.length - 1]!)), hasMore: true };
+    }
+    if (!out.cursor) return { items, cursor: '', hasMore: false };
+    cursor = out.cursor;
+    if (examined >= MAX_EXAMINED_PER_PAGE) return { items, cursor, hasMore: true };
+    ask =
+      items.length === 0
+        ? ask * 2
+        : Math.max(wanted, Math.ceil(((wanted - items.length) * examined * 1.25) / items.length));
+  }
 }
 
-/** Every live contact of the project, oldest first (background work and dashboard reads). */
-export async function* allContacts(deps: StoreDeps, projectId: string): AsyncGenerator<ContactRecord> {
-  for await (const item of deps.store.queryAll(contactsQuery(projectId, { order: 'createdAt' }))) {
-    yield fromItem(item);
-  }
+/** Where a query of the list resumes after `item`: the table's key and the index's. */
+function positionOf(query: Query, item: Item): Item {
+  const { partitionKey, sortKey } = keyAttributes(query.index);
+  const names = [table.partitionKey, table.sortKey, partitionKey, sortKey];
+  return Object.fromEntries(names.map((name) => [name, item[name]]));
+}
+
+/**
+ * How many live contacts the filter keeps: reads the project's whole contact index (a search's
+ * first page, the one count the counters cannot give).
+ */
+export async function countContacts(deps: StoreDeps, projectId: string, f: ContactFilter): Promise<number> {
+  return deps.store.count(contactsQuery(projectId, f));
 }
 
 export interface FieldTypeRecord {

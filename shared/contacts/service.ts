@@ -1,6 +1,14 @@
 /**
  * Contact use cases: upsert by email, get, patch, delete, list and lookup. Every call is scoped
  * by the caller's project; another project's ids are simply not found.
+ *
+ * Every contact write that changes what the contact counts for (shared/contacts/contribution.ts)
+ * is followed by one update of the project's counters (stats.ts): right after it, or, in a chunked
+ * job that passes a `StatsDelta`, summed into the job's one update per chunk. A write that changes
+ * nothing writes nothing, counters included. A process that stops between the contact write and
+ * the counter update leaves the counters off by that one change until the next recount
+ * (recount.ts), which every import, bulk and field-strip job queues when it ends; a counter update
+ * that fails (rather than never running) queues one at once.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { conflict, notFound } from '../errors';
@@ -10,9 +18,11 @@ import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { type StoreDeps, sleep } from '../store/store';
 import { decideClaim } from './claim';
+import { StatsDelta } from './contribution';
 import { applyDataPatch, type DataPatch } from './data';
 import { recordFieldTypes } from './field-types';
 import { purgeContactJobMessage } from './purge';
+import { requestRecount } from './recount';
 import {
   type Contact,
   type ContactRecord,
@@ -28,6 +38,7 @@ import {
   replaceContact,
   tombstoneContact,
 } from './repository';
+import { applyStatsDelta, readContactStats } from './stats';
 
 export type ContactDeps = StoreDeps & Pick<Deps, 'clock' | 'ids' | 'queue'>;
 
@@ -134,7 +145,46 @@ async function createWithId(
   };
   await recordFieldTypes(deps, projectId, setPaths);
   if (!(await putNewContact(deps, projectId, record))) return undefined;
+  await countChange(deps, projectId, undefined, record);
   return { contact: record, isNew: true };
+}
+
+/**
+ * Counts a contact's change from `before` to `after` (either missing or a tombstone): into `batch`
+ * when a chunked job sums its chunk, else at once, and not at all when it changes nothing counted.
+ */
+export async function countChange(
+  deps: ContactDeps,
+  projectId: string,
+  before: ContactRecord | undefined,
+  after: ContactRecord | undefined,
+  batch?: StatsDelta,
+): Promise<void> {
+  if (batch) {
+    batch.add(before, after);
+    return;
+  }
+  const delta = new StatsDelta().add(before, after);
+  if (delta.isEmpty) return;
+  try {
+    await applyStatsDelta(deps, projectId, delta);
+  } catch (error) {
+    // The contact is written and stays so; its counters are repaired by a recount. Only when even
+    // that cannot be queued does the request fail (and the counters wait for the next recount).
+    try {
+      await requestRecount(deps, projectId);
+    } catch {
+      throw error;
+    }
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'Contact counters not updated; a recount is queued',
+        projectId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
 }
 
 interface Change {
@@ -143,6 +193,8 @@ interface Change {
   readonly snoozedUntil?: string | null;
   readonly patch?: DataPatch;
   readonly source: string;
+  /** Where a chunked job sums its counter changes; counted at once without it. */
+  readonly stats?: StatsDelta;
 }
 
 /**
@@ -199,6 +251,7 @@ async function updateRecord(
   };
   await recordFieldTypes(deps, projectId, setPaths);
   if (!(await replaceContact(deps, projectId, record, current.version))) return undefined;
+  await countChange(deps, projectId, current, record, change.stats);
   if (event) await emit(deps, event);
   return { record, event };
 }
@@ -222,6 +275,8 @@ export interface PatchInput {
   readonly patch?: DataPatch;
   /** Recorded on a subscription event. @default 'api' */
   readonly source?: string;
+  /** Where a chunked job (bulk) sums its counter changes; counted at once without it. */
+  readonly stats?: StatsDelta;
 }
 
 export async function patchContact(
@@ -243,6 +298,7 @@ export async function patchContact(
       snoozedUntil: input.snoozedUntil,
       patch: input.patch,
       source: input.source ?? 'api',
+      stats: input.stats,
     });
     if (!updated) continue;
     if (moving) await deleteClaimIf(deps, projectId, current.emailLower, contactId);
@@ -282,17 +338,29 @@ async function claimForMove(deps: ContactDeps, projectId: string, contactId: str
  * the jobs queue purges its events, its email claim and the item itself. A retried delete
  * of a tombstoned contact enqueues the purge again.
  */
-export async function deleteContact(deps: ContactDeps, projectId: string, contactId: string): Promise<void> {
-  const record = await getContactRecord(deps, projectId, contactId);
-  if (!record) throw notFound('Contact');
-  if (!record.deletedAt) {
-    const done = await tombstoneContact(deps, projectId, contactId, deps.clock.now().toISOString());
-    if (!done) {
-      const again = await getContactRecord(deps, projectId, contactId);
-      if (!again) throw notFound('Contact');
+export async function deleteContact(
+  deps: ContactDeps,
+  projectId: string,
+  contactId: string,
+  options: { readonly stats?: StatsDelta } = {},
+): Promise<void> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (attempt > 0) await backoff(attempt);
+    const record = await getContactRecord(deps, projectId, contactId);
+    if (!record) throw notFound('Contact');
+    if (!record.deletedAt) {
+      const at = deps.clock.now().toISOString();
+      // Conditional on the version read, so that the counters lose what it held: a change since
+      // (or another delete) means reading again.
+      if (!(await tombstoneContact(deps, projectId, contactId, at, record.version))) continue;
+      await countChange(deps, projectId, record, undefined, options.stats);
     }
+    await enqueuePurge(deps, projectId, contactId);
+    return;
   }
-  await enqueuePurge(deps, projectId, contactId);
+  throw conflict('CONTACT_BUSY', 'The contact is being changed by another request; retry shortly', {
+    contactId,
+  });
 }
 
 export async function enqueuePurge(deps: ContactDeps, projectId: string, contactId: string) {
@@ -335,14 +403,26 @@ export async function listContacts(
   q: ListQuery,
 ): Promise<CursorPage<Contact>> {
   const filter = { order: q.sort, subscribed: q.subscribed, search: q.search };
-  const page = await listContactPage(deps, projectId, {
-    ...filter,
-    dir: q.dir,
-    limit: q.limit,
-    cursor: q.cursor,
-  });
-  const total = q.cursor ? 0 : await countContacts(deps, projectId, filter);
+  const [page, total] = await Promise.all([
+    listContactPage(deps, projectId, { ...filter, dir: q.dir, limit: q.limit, cursor: q.cursor }),
+    q.cursor ? 0 : totalOf(deps, projectId, filter),
+  ]);
   return { data: page.records.map(present), cursor: page.cursor, hasMore: page.hasMore, total };
+}
+
+/**
+ * A first page's total: from the counters (one read, whatever the project's size), except for a
+ * search by email substring, which counts its matches over the project's whole contact index.
+ */
+async function totalOf(
+  deps: ContactDeps,
+  projectId: string,
+  filter: { order: 'createdAt' | 'email'; subscribed?: boolean; search?: string },
+): Promise<number> {
+  if (filter.search) return countContacts(deps, projectId, filter);
+  const stats = await readContactStats(deps, projectId);
+  if (filter.subscribed === undefined) return stats.total;
+  return filter.subscribed ? stats.subscribed : Math.max(0, stats.total - stats.subscribed);
 }
 
 export interface LookupResult {
@@ -350,7 +430,10 @@ export interface LookupResult {
   readonly notFound: string[];
 }
 
-/** Which of these emails are contacts of the project: two batched reads per 100 emails. */
+/**
+ * Which of these emails are contacts of the project: two eventually consistent batched reads per
+ * 100 emails (claims, then their contacts), at most one read unit per email.
+ */
 export async function lookupContacts(
   deps: ContactDeps,
   projectId: string,

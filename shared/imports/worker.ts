@@ -4,12 +4,16 @@
  * continuation message. The job item's checkpoint, not the message, says where to go on, so a
  * redelivered message (a worker that died mid-file) resumes at the first chunk not yet committed:
  * rows written before the crash are written again with the same result, and their counts, which
- * are committed with the checkpoint in one conditional update, are added once.
+ * are committed with the checkpoint in one conditional update, are added once. The contact counters
+ * (shared/contacts/stats.ts) get each chunk's changes in one update; the last chunk queues a
+ * recount (shared/contacts/recount.ts) that sets them exactly, since a chunk run again after a
+ * crash does not count the rows its first run wrote.
  */
 
 import * as z from 'zod';
 import { type ImportRow, importContacts } from '../contacts/batch';
 import { parseDataPatch } from '../contacts/data';
+import { requestRecount } from '../contacts/recount';
 import { AppError } from '../errors';
 import { type Chunk, type ChunkBudget, chunkedJob } from '../jobs/chunked';
 import { defineJobMessage } from '../jobs/registry';
@@ -131,6 +135,7 @@ export function importChunks(options: ImportWorkerOptions = {}) {
       errors.sort((a, b) => a.row - b.row);
       // Errors before the checkpoint: rewritten identically if the chunk runs again.
       await putRowErrors(deps, job, job.nextRow, errors);
+      if (chunk.eof) await requestRecount(deps, job.projectId);
       return {
         next: { ...run, job: { ...job, nextRow: chunk.nextRow, nextOffset: chunk.nextOffset } },
         items: chunk.records.length,

@@ -1,7 +1,9 @@
 /**
  * A CSV import whose runtime is SIGKILLed in the middle of the job and started again on the same
  * data folder: the job resumes from its journalled queue message and ends with exactly the
- * counts and contacts of an uninterrupted run (every row once, no email twice).
+ * counts and contacts of an uninterrupted run (every row once, no email twice), and with contact
+ * counters (the list's total, the fields' coverage and values) exact once the recount the job
+ * queues at its end has run.
  */
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../integration/helpers/api';
@@ -60,7 +62,9 @@ describe('import killed mid-job', () => {
 
     // Kill inside a chunk: after a first chunk is checkpointed, wait until the next chunk has
     // written some of its contacts but not most of them (its claims are written before its
-    // contacts), with the job unchanged around that count; then SIGKILL at once.
+    // contacts), with the job unchanged around that count; then SIGKILL at once. The contacts
+    // written are counted by a search (which counts over the contacts index): the counters behind
+    // the list's plain total move a whole chunk at a time.
     let last: Json;
     const seen = await pollUntil(
       'the import to be in the middle of a chunk of contact writes',
@@ -70,7 +74,9 @@ describe('import killed mid-job', () => {
         if (FINAL.has(job.status))
           throw new Error(`the import ended before the kill: ${JSON.stringify(job)}`);
         if (job.processedRows === 0) return undefined;
-        const contacts: number = (await first.api('GET', '/contacts', { query: { limit: 1 } })).body.total;
+        const contacts: number = (
+          await first.api('GET', '/contacts', { query: { limit: 1, search: `@${DOMAIN}` } })
+        ).body.total;
         const again = await getJob(first, jobId);
         last = { ...again, contacts };
         const inChunk = contacts - again.processedRows;
@@ -127,9 +133,21 @@ describe('import killed mid-job', () => {
       expect.soft(twice, `GET /contacts?sort=${sort} lists these more than once`).toEqual([]);
       expect.soft([...byEmail.keys()].sort()).toEqual(Array.from({ length: N }, (_, i) => email(i)));
     }
+    // The counters, once the queue has run the job's recount: the list's total, and each field's
+    // coverage and values.
+    await jobsQueueIdle(second);
     const page = await second.api('GET', '/contacts', { query: { limit: 1 } });
     expect(page.status).toBe(200);
     expect.soft(page.body.total, 'GET /contacts total').toBe(N);
+    expect
+      .soft((await second.api('GET', '/contacts', { query: { limit: 1, subscribed: 'true' } })).body.total)
+      .toBe(N);
+    const fields = (await second.api('GET', '/contacts/fields')).body.fields as Json[];
+    expect
+      .soft(Object.fromEntries(fields.filter((f) => f.isCustom).map((f) => [f.field, f.coverage])))
+      .toEqual({ 'data.name': 1, 'data.n': 1, 'data.plan': 1 });
+    const plans = await second.api('GET', '/contacts/fields/data.plan/values');
+    expect.soft(plans.body).toMatchObject({ values: ['free', 'pro'], count: 2 });
 
     // Every row's email resolves to a contact (500 emails per lookup) ...
     const ids = new Map<string, string>();

@@ -9,6 +9,7 @@ import { bulkJobs } from '../../shared/bulk/jobs';
 import { BULK_JOB } from '../../shared/bulk/service';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { expectCountersExact } from './helpers/contact-stats';
 import { contactEventNames, createContact } from './helpers/contacts';
 import { type StoreCall, StoreFaults } from './helpers/faults';
 import { type Json, useLocalRuntime } from './helpers/local';
@@ -133,6 +134,7 @@ describe('bulk jobs', () => {
     });
     for (const id of [a, b]) expect((await rt.api('GET', `/contacts/${id}`)).status).toBe(404);
     expect((await rt.api('GET', `/contacts/${keep}`)).status).toBe(200);
+    await expectCountersExact(rt, 'after bulk-delete');
     // The purge freed the emails: they can be created anew.
     expect((await rt.api('POST', '/contacts', { body: { email: 'd1@bulk.test' } })).status).toBe(201);
   });
@@ -162,5 +164,6 @@ describe('bulk jobs', () => {
     const sub = await runBulk('subscribe', subs);
     expect(sub).toMatchObject({ status: 'completed', succeeded: 3, failed: 0 });
     for (const id of subs) expect(await contactEventNames(rt, id)).toEqual(['contact.subscribed']);
+    await expectCountersExact(rt, 'after bulk jobs that died before a checkpoint');
   });
 });

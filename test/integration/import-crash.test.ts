@@ -3,7 +3,7 @@
  * worker runs with small chunks (one continuation message per chunk) over a store that can be
  * told to fail one chosen write, as a worker that dies there would; the queue then redelivers the
  * message and the job must end with exactly the counts, errors and contacts of an uninterrupted
- * run: no row lost, none counted twice.
+ * run: no row lost, none counted twice, in the job's counts and in the contact counters.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { importJobs } from '../../shared/imports/jobs';
 import { IMPORT_JOB } from '../../shared/imports/worker';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { expectCountersExact } from './helpers/contact-stats';
 import { type StoreCall, StoreFaults } from './helpers/faults';
 import { importCsv, upload } from './helpers/imports';
 import { type Json, useLocalRuntime } from './helpers/local';
@@ -118,6 +119,7 @@ describe('import crash safety', () => {
     expect(reference.errors).toHaveLength(20);
     referenceContacts = await snapshot('calm');
     expect(referenceContacts).toHaveLength(160);
+    await expectCountersExact(rt, 'after an uninterrupted import');
   });
 
   const crashes: [string, (call: StoreCall) => boolean, number][] = [
@@ -126,6 +128,11 @@ describe('import crash safety', () => {
     ['after all writes of a chunk, before its checkpoint', isCheckpoint, 4],
     ['after storing a chunk of row errors', isErrorsPut, 3],
     ['at the very last checkpoint', isCheckpoint, 10],
+    [
+      'at the contact counters of a chunk, after its contact writes',
+      (call) => call.op === 'update' && call.key?.sk === '#STATS',
+      3,
+    ],
   ];
   for (const [when, match, nth] of crashes) {
     it(`a worker that dies ${when} resumes on redelivery with identical results`, async () => {
@@ -135,6 +142,7 @@ describe('import crash safety', () => {
       expect(faults.fired).toBe(true);
       expect(withoutIds(job)).toEqual(withoutIds(reference));
       expect(await snapshot(tag)).toEqual(referenceContacts);
+      await expectCountersExact(rt, `after a crash ${when}`);
       expect(rt.queue.deadLetters()).toEqual([]);
     });
   }
