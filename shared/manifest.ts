@@ -204,18 +204,26 @@ const manifestData = {
       name: 'public',
       handler: 'functions/http/public/index.ts',
       // /v1/send signs the links in the mail it sends and the subscription pages check them;
-      // /v1/verify looks up the address's domain; an upsert over a deleted contact's email
-      // (send, track) queues that contact's purge.
+      // /v1/verify looks up the address's domain; an upsert over a deleted contact's email (a
+      // recipient of a send) queues that contact's purge.
       uses: ['table:read', 'table:write', 'queue', 'mailer', 'dns', 'sign-links'],
       routes: [
         { method: 'POST', path: '/v1/send' },
-        // The one endpoint for browsers: public key only (spec, Authentication).
-        { method: 'POST', path: '/v1/track', auth: 'public' },
         { method: 'POST', path: '/v1/verify' },
         // Signed subscription pages linked from emails (unsubscribeUrl, subscribeUrl, manageUrl).
         { method: 'GET', path: '/v1/subscription/{token}', auth: 'none' },
         { method: 'POST', path: '/v1/subscription/{token}', auth: 'none' },
       ],
+    },
+    {
+      // The one endpoint for browsers (public key only, spec Authentication), in a Lambda of its
+      // own: a cold track loads none of what sending, verification and the subscription pages
+      // need (rendering, MIME, the verification lists). It upserts the contact and records the
+      // event; an upsert over a deleted contact's email queues that contact's purge.
+      name: 'track',
+      handler: 'functions/http/track/index.ts',
+      uses: ['table:read', 'table:write', 'queue'],
+      routes: [{ method: 'POST', path: '/v1/track', auth: 'public' }],
     },
     {
       name: 'templates',

@@ -53,7 +53,13 @@ function createEngine(kind: ContentKind): Liquid {
   return engine;
 }
 
-const engines: Record<ContentKind, Liquid> = { html: createEngine('html'), text: createEngine('text') };
+let engines: Record<ContentKind, Liquid> | undefined;
+
+/** The engine of `kind`; both are built on first use, so code that renders nothing builds none. */
+function engine(kind: ContentKind): Liquid {
+  if (!engines) engines = { html: createEngine('html'), text: createEngine('text') };
+  return engines[kind];
+}
 
 /** A parsed template, ready to render many times. */
 export interface CompiledTemplate {
@@ -66,7 +72,7 @@ export interface CompiledTemplate {
 /** Parses a template; throws TemplateSyntaxError with Liquid's message. */
 export function compile(source: string, kind: ContentKind): CompiledTemplate {
   try {
-    return { kind, templates: engines[kind].parse(toLiquid(source)), source };
+    return { kind, templates: engine(kind).parse(toLiquid(source)), source };
   } catch (error) {
     throw new TemplateSyntaxError(liquidMessage(error));
   }
@@ -79,7 +85,7 @@ export async function render(
 ): Promise<string> {
   let output: unknown;
   try {
-    output = await engines[template.kind].render(template.templates, variables);
+    output = await engine(template.kind).render(template.templates, variables);
   } catch (error) {
     throw new RenderError(liquidMessage(error));
   }
@@ -117,7 +123,7 @@ export function renderOutput(
   variables: Record<string, unknown>,
 ): string {
   try {
-    return String(engines[template.kind].renderSync([output], variables) ?? '');
+    return String(engine(template.kind).renderSync([output], variables) ?? '');
   } catch (error) {
     throw new RenderError(liquidMessage(error));
   }

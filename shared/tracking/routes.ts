@@ -65,5 +65,5 @@ export function trackHandler(deps: Deps, path: '/v1/track' | '/events/track', gr
 }
 
 export const trackRoutes = (deps: Deps): RouteImpl[] => [
-  { method: 'POST', path: '/v1/track', handler: trackHandler(deps, '/v1/track', 'public') },
+  { method: 'POST', path: '/v1/track', handler: trackHandler(deps, '/v1/track', 'track') },
 ];

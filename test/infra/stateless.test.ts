@@ -9,7 +9,7 @@ import { everyPort } from '../../shared/composition/aws-every';
 const everyPortOf = (uses: readonly PortUse[]) =>
   Object.fromEntries(portsOf(uses).map((p) => [p, everyPort[p]]));
 
-import { defaults, type FunctionUses, functionUses, type PortUse } from '../../shared/manifest';
+import { defaults, type FunctionUses, functionUses, type PortUse, routeKey } from '../../shared/manifest';
 import { logicalId, policyStatements, resourcesOfType, synthSesame } from './support';
 
 const sesame = synthSesame();
@@ -197,6 +197,45 @@ describe('HTTP API', () => {
       });
     });
   }
+
+  it('serves POST /v1/track from a Lambda of its own that serves nothing else, sends no mail and reads no link key', () => {
+    // The group is the manifest's; the route reaches its function and no other route does.
+    const groups = manifest.routeGroups.filter((g) => g.routes.some((r) => routeKey(r) === 'POST /v1/track'));
+    expect(groups.map((g) => [g.name, g.handler, g.routes.map(routeKey)])).toEqual([
+      ['track', 'functions/http/track/index.ts', ['POST /v1/track']],
+    ]);
+    const fnId = functionId('HttpTrack');
+    expect(fnId).not.toBe(functionId('HttpPublic'));
+    expect(functions[fnId]?.Properties.Description).toBe('Sesame HTTP routes: track');
+    const track = routes.find((r) => r.Properties.RouteKey === 'POST /v1/track')!;
+    const target = track.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+    const integrationRef = target['Fn::Join'][1][1].Ref;
+    expect(integrations[integrationRef]?.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: { 'Fn::GetAtt': [fnId, 'Arn'] },
+    });
+    expect(
+      routes
+        .filter((r) => JSON.stringify(r.Properties.Target) === JSON.stringify(target))
+        .map((r) => r.Properties.RouteKey),
+    ).toEqual(['POST /v1/track']);
+    // The table, the queue (a purge), its log stream: nothing of sending, links or domains.
+    expect([...actionsOf('HttpTrack')].sort()).toEqual(
+      [
+        ...new Set([
+          'logs:CreateLogStream',
+          'logs:PutLogEvents',
+          ...actionsOfUse['table:read'],
+          ...actionsOfUse['table:write'],
+          ...actionsOfUse.queue,
+        ]),
+      ].sort(),
+    );
+    const variables = Object.keys(
+      (functions[fnId]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+    );
+    expect(variables.sort()).toEqual(expectedEnvironment(['table:read', 'table:write', 'queue']));
+  });
 
   it('lets API Gateway invoke the fallback function for the $default route, as <api-id>/*/$default', () => {
     const fnId = functionId(`Http${pascalCase(manifest.fallbackGroup)}`);

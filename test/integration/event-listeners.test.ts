@@ -14,6 +14,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createHandler as contactsGroup } from '../../functions/http/contacts';
 import { createHandler as eventsGroup } from '../../functions/http/events';
 import { createHandler as publicGroup } from '../../functions/http/public';
+import { createHandler as trackGroup } from '../../functions/http/track';
 import { createHandler as jobsWorker } from '../../functions/queues/jobs';
 import { PermanentSendError } from '../../shared/adapters/aws/send-errors';
 import { importContacts } from '../../shared/contacts/batch';
@@ -65,6 +66,7 @@ const rt = useLocalRuntime({
   handlers: {
     http: {
       public: (deps: Deps) => publicGroup(withListeners(deps)),
+      track: (deps: Deps) => trackGroup(withListeners(deps)),
       contacts: (deps: Deps) => contactsGroup(withListeners(deps)),
       events: (deps: Deps) => eventsGroup(withListeners(deps)),
     },

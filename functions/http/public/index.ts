@@ -1,6 +1,7 @@
 /**
- * Public API route group (`/v1/*`): send, track, verify, and the public subscription pages.
- * Each domain module exports its route implementations; this file only composes them.
+ * Public API route group (`/v1/*`): send, verify, and the public subscription pages (`/v1/track`
+ * has a group of its own, functions/http/track). Each domain module exports its route
+ * implementations; this file only composes them.
  */
 import {
   dynamoStore,
@@ -14,12 +15,11 @@ import { httpGroup, type RouteImpl } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
 import { subscriptionRoutes } from '../../../shared/subscriptions/routes';
 import { subscriptionTokenParamSchema } from '../../../shared/subscriptions/schemas';
-import { trackRoutes } from '../../../shared/tracking/routes';
 
 /**
  * Routes whose module is loaded on their first request: `/v1/send` (rendering, MIME) and
- * `/v1/verify` (the verification lists) are heavy, and a cold `/v1/track` must not pay for them.
- * Their method and path are known here; a test checks them against the loaded routes.
+ * `/v1/verify` (the verification lists) are heavy, and a cold subscription page need not evaluate
+ * them. Their method and path are known here; a test checks them against the loaded routes.
  */
 export const lazyRoutes = {
   send: {
@@ -57,7 +57,6 @@ function lazyRoute(deps: Deps, def: (typeof lazyRoutes)[keyof typeof lazyRoutes]
 
 export const createHandler = (deps: Deps) =>
   httpGroup(deps, 'public', (scoped) => [
-    ...trackRoutes(scoped),
     lazyRoute(scoped, lazyRoutes.verify),
     lazyRoute(scoped, lazyRoutes.send),
     ...subscriptionRoutes(scoped).map((r) => ({ ...r, params: subscriptionTokenParamSchema })),

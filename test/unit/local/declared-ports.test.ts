@@ -143,7 +143,7 @@ describe('declared ports', () => {
     await call('GET', `/templates/${tid}/usage`, 'GET /templates/{id}/usage');
     await call('DELETE', `/templates/${copy.body.id}`, 'DELETE /templates/{id}');
 
-    // public: send (with a link), track, verify, the subscription pages
+    // public: send (with a link), verify, the subscription pages; track
     const sent = await call('POST', '/v1/send', 'POST /v1/send', {
       body: {
         to: email,
@@ -185,13 +185,22 @@ describe('declared ports', () => {
     await rt.scheduler.runRecurring('domain-check');
     await call('DELETE', `/domains/${domain.body.id}`, 'DELETE /domains/{id}');
 
-    // An upsert (here a track) over a deleted contact whose purge has not run yet purges it.
+    // An upsert over a deleted contact whose purge has not run yet queues its purge: a track
+    // (the track group) and a send (the public group).
+    const recipient = 'ports-send@ports.test';
+    const second = await call('POST', '/contacts', 'POST /contacts', { body: { email: recipient } });
+    expect(second.status).toBe(201);
     let release!: () => void;
     gate = new Promise((resolve) => {
       release = resolve;
     });
     await call('DELETE', `/contacts/${id}`, 'DELETE /contacts/{id}');
+    await call('DELETE', `/contacts/${second.body.id}`, 'DELETE /contacts/{id}');
     await call('POST', '/v1/track', 'POST /v1/track', { key: rt.publicKey, body: { email, event: 'back' } });
+    const resent = await call('POST', '/v1/send', 'POST /v1/send', {
+      body: { to: recipient, from: `news@${rt.senderDomain}`, subject: 'Back', body: '<p>Back</p>' },
+    });
+    expect(resent.body.data.emails[0].status).toBe('sent');
     release();
     gate = undefined;
     await rt.drain();

@@ -1,0 +1,10 @@
+/** The store over DynamoDB, with its client (see aws-wiring.ts, `dynamoStore`). */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../../adapters/aws/dynamo';
+import { createStore, type Store } from '../../store/store';
+import type { AwsSettings } from '../aws';
+
+export function dynamoStore({ env }: AwsSettings): Store {
+  // Region and credentials come from the Lambda environment through the SDK's default chain.
+  return createStore(createDocumentClient(new DynamoDBClient({})), env.TABLE_NAME);
+}
