@@ -42,6 +42,8 @@ export interface LocalTimings {
   readonly queueInvocationTimeoutMs?: number;
   /** How long `stop()` lets running queue batches finish; unfinished ones are delivered again next start. @default 5000 */
   readonly stopGraceMs?: number;
+  /** Every queue message is delivered once more after it is completed (tests of idempotency). @default false */
+  readonly redeliverEachMessage?: boolean;
 }
 
 /** For tests: retries after 10 ms, one second of queue delay lasts 10 ms, stop waits at most 1 s. */
@@ -123,6 +125,7 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
     retryDelayMs: timings.retryDelayMs,
     msPerDelaySecond: timings.msPerDelaySecond,
     invocationTimeoutMs: timings.queueInvocationTimeoutMs,
+    redeliverEachMessage: timings.redeliverEachMessage,
     // Delays and backoffs follow the advances but keep running if an injected clock stands still.
     clock: clock.shifted,
     logger,

@@ -77,6 +77,12 @@ export interface LocalQueueOptions {
    */
   readonly clock?: Clock;
   readonly logger?: LocalLogger;
+  /**
+   * Delivers every message once more after a worker completes it, as SQS may (at-least-once: a
+   * delete that does not take effect, a duplicate), so tests can show that every job is
+   * idempotent. @default false
+   */
+  readonly redeliverEachMessage?: boolean;
 }
 
 export interface SendOptions {
@@ -107,6 +113,8 @@ export interface IdleOptions {
 
 interface Message extends StoredMessage {
   inFlight: boolean;
+  /** Completed once already and delivered again (`redeliverEachMessage`). */
+  redelivered?: boolean;
 }
 
 interface Settings {
@@ -144,8 +152,10 @@ export class LocalQueue implements QueuePort {
   private readonly invocations = new Set<Promise<void>>();
   private waiters: Waiter[] = [];
   private stopped = false;
+  private readonly redeliverEachMessage: boolean;
 
   constructor(options: LocalQueueOptions = {}) {
+    this.redeliverEachMessage = options.redeliverEachMessage ?? false;
     this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
     this.msPerDelaySecond = options.msPerDelaySecond ?? 1000;
     this.logger = options.logger ?? consoleLogger;
@@ -418,7 +428,17 @@ export class LocalQueue implements QueuePort {
     for (const m of batch) {
       m.inFlight = false;
       if (!q.messages.has(m.messageId)) continue;
-      if (!failed.has(m.messageId)) {
+      if (
+        !failed.has(m.messageId) &&
+        this.redeliverEachMessage &&
+        !m.redelivered &&
+        m.receiveCount < q.settings.maxReceiveCount
+      ) {
+        // Completed, and delivered once more all the same (not counted as a failure).
+        m.redelivered = true;
+        m.visibleAt = now;
+        this.write({ op: 'retry', id: m.messageId, visibleAt: m.visibleAt, lastError: 'redelivered' });
+      } else if (!failed.has(m.messageId)) {
         this.write({ op: 'del', id: m.messageId });
         q.messages.delete(m.messageId);
       } else if (m.receiveCount >= q.settings.maxReceiveCount) {

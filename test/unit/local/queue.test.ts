@@ -55,6 +55,32 @@ describe('LocalQueue', () => {
     expect(r.eventSourceARN).toMatch(/^arn:aws:sqs:us-east-1:\d{12}:.*jobs$/);
   });
 
+  it('with redeliverEachMessage, delivers a completed message once more, never a third time', async () => {
+    const q = makeQueue({ redeliverEachMessage: true });
+    const { worker, seen } = recorder((_r, n) => (n === 1 ? 'throw' : 'ok'));
+    q.setWorker('jobs', worker);
+    await q.send('jobs', { type: 'twice' });
+    await q.send('jobs', { type: 'fails-first' });
+    await q.drain();
+    // Each: the first delivery (the throw fails both of its batch), the success, the redelivery.
+    const counts = new Map<string, number>();
+    for (const r of seen) counts.set(r.messageId, (counts.get(r.messageId) ?? 0) + 1);
+    expect([...counts.values()].every((n) => n >= 2 && n <= 3)).toBe(true);
+    const last = seen.at(-1)!;
+    expect(Number(last.attributes.ApproximateReceiveCount)).toBeGreaterThan(1);
+    expect(q.deadLetters()).toEqual([]);
+  });
+
+  it('with redeliverEachMessage, a message completed on its last receive is not redelivered into the dead-letter queue', async () => {
+    const q = makeQueue({ redeliverEachMessage: true });
+    const { worker, seen } = recorder((_r, n) => (n < 3 ? 'fail' : 'ok'));
+    q.setWorker('jobs', worker);
+    await q.send('jobs', { type: 'late' });
+    await q.drain();
+    expect(seen).toHaveLength(3);
+    expect(q.deadLetters()).toEqual([]);
+  });
+
   it('retries a message whose invocation threw, then deletes it on success', async () => {
     const q = makeQueue();
     const { worker, seen } = recorder((_r, n) => (n === 1 ? 'throw' : 'ok'));
