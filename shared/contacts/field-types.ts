@@ -1,12 +1,15 @@
 /**
  * Rule 5 of custom data: the first type seen for a key fixes it for the project. One item per
  * field path (`FIELD#<path>`), created with a conditional put; later values never change it.
- * Known paths are remembered per instance for a minute so steady traffic costs no extra writes.
+ * Known paths are remembered per instance for a minute so steady traffic costs nothing; past
+ * that, the paths not remembered are read first (a consistent batched read: 1 RCU a path) and
+ * only those without a type are written, rather than a conditional put that fails (1 WCU) for
+ * every path the project already has.
  */
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
 import { type DataValue, inferType } from './data';
-import { putFieldTypeIfNew } from './repository';
+import { putFieldTypeIfNew, recordedFieldPaths } from './repository';
 
 type FieldDeps = StoreDeps & Pick<Deps, 'clock'>;
 
@@ -26,13 +29,27 @@ export async function recordFieldTypes(
     known.set(deps.store, cache);
   }
   const now = deps.clock.now();
-  for (const [path, value] of setPaths) {
-    const cacheKey = `${projectId}\u0000${path}`;
-    const seen = cache.get(cacheKey);
-    if (seen !== undefined && now.getTime() - seen < KNOWN_TTL_MS) continue;
-    await putFieldTypeIfNew(deps, projectId, { path, type: inferType(value), createdAt: now.toISOString() });
+  const cacheKey = (path: string) => `${projectId}\u0000${path}`;
+  const unknown = setPaths.filter(([path]) => {
+    const seen = cache.get(cacheKey(path));
+    return seen === undefined || now.getTime() - seen >= KNOWN_TTL_MS;
+  });
+  if (unknown.length === 0) return;
+  const recorded = await recordedFieldPaths(
+    deps,
+    projectId,
+    unknown.map(([path]) => path),
+  );
+  for (const [path, value] of unknown) {
+    if (!recorded.has(path)) {
+      await putFieldTypeIfNew(deps, projectId, {
+        path,
+        type: inferType(value),
+        createdAt: now.toISOString(),
+      });
+    }
     if (cache.size > 10_000) cache.clear();
-    cache.set(cacheKey, now.getTime());
+    cache.set(cacheKey(path), now.getTime());
   }
 }
 

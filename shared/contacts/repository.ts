@@ -426,6 +426,20 @@ export async function putFieldTypeIfNew(deps: StoreDeps, projectId: string, reco
   });
 }
 
+/** Which of `paths` have a type recorded: one strongly consistent batched read. */
+export async function recordedFieldPaths(
+  deps: StoreDeps,
+  projectId: string,
+  paths: readonly string[],
+): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const items = await deps.store.batchGet(
+    paths.map((path) => keys.field(projectId, path)),
+    { consistent: true },
+  );
+  return new Set(items.map((item) => String(item.path)));
+}
+
 export async function listFieldTypes(deps: StoreDeps, projectId: string): Promise<FieldTypeRecord[]> {
   const out: FieldTypeRecord[] = [];
   const query = { partition: keys.projectPartition(projectId), sort: { beginsWith: keys.fieldPrefix } };

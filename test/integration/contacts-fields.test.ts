@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { postContact } from './helpers/contacts';
+import { parseDataPatch } from '../../shared/contacts/data';
+import { upsertContact } from '../../shared/contacts/service';
+import { postContact, uniqueEmail } from './helpers/contacts';
+import { type StoreCall, watchedDeps } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
@@ -88,5 +91,29 @@ describe('custom fields', () => {
   it('refuses to delete standard or unknown fields', async () => {
     expect((await rt.api('DELETE', '/contacts/fields/email')).status).toBe(400);
     expect((await rt.api('DELETE', '/contacts/fields/data.never')).status).toBe(404);
+  });
+});
+
+describe('recording field types', () => {
+  it('an instance that does not remember a field reads its type instead of a write that fails', async () => {
+    await postContact(rt, { email: uniqueEmail('ft'), data: { known: 1 } });
+    // A store of its own is a fresh instance: it remembers no field.
+    const calls: StoreCall[] = [];
+    const deps = watchedDeps(rt.deps, { before: (call) => void calls.push(call) });
+    const upsert = (data: Record<string, unknown>) =>
+      upsertContact(
+        deps,
+        rt.projectId,
+        { email: uniqueEmail('ft'), patch: parseDataPatch(data), source: 'api' },
+        { defaultSubscribed: true },
+      );
+    await upsert({ known: 2, fresh: 'x' });
+    const fieldPuts = calls.filter((c) => c.op === 'put' && c.key?.sk.startsWith('FIELD#'));
+    expect(fieldPuts.map((c) => c.key?.sk)).toEqual(['FIELD#fresh']);
+    expect(calls.filter((c) => c.op === 'batchGet')).toHaveLength(1);
+    // Remembered now: the next write of both reads and writes no field type.
+    calls.length = 0;
+    await upsert({ known: 3, fresh: 'y' });
+    expect(calls.filter((c) => c.op === 'batchGet' || c.key?.sk.startsWith('FIELD#'))).toEqual([]);
   });
 });
