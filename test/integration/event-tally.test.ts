@@ -66,6 +66,23 @@ describe('the event tally', () => {
     expect((await p.api('GET', '/events/stats')).body).toMatchObject({ total: 3, last24Hours: 3 });
   });
 
+  it('arms one tally message for a burst of events through HTTP, not one per event', async () => {
+    const p = await freshProject('burst');
+    const queue = rt.runtime.queue;
+    const send = queue.send.bind(queue);
+    const tallies: unknown[] = [];
+    queue.send = async (name, message, options) => {
+      if (message.type === 'events.tally') tallies.push(message);
+      return send(name, message, options);
+    };
+    try {
+      for (let i = 0; i < 5; i++) await p.track(uniqueEmail('burst'), 'burst');
+    } finally {
+      queue.send = send;
+    }
+    expect(tallies).toEqual([{ type: 'events.tally', projectId: p.id }]);
+  });
+
   it('writes one counter per name and hour for a whole batch', async () => {
     const p = await freshProject('batch');
     // Seeded, not tracked: no tally is armed, so the runs below are the only ones.
