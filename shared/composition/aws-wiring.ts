@@ -1,12 +1,17 @@
 /**
  * The AWS adapter factories, one per port (`AwsWiring` in shared/composition/aws.ts). An entry
- * point imports the ones its declared uses need; each loads its adapter and SDK client with a
- * dynamic `import()` when the port is first used, so a function's bundle holds only the adapters it
- * is wired with (esbuild drops the unused factories) and its cold start evaluates none of them.
+ * point imports the ones its declared uses need, so a function's bundle holds only the adapters it
+ * is wired with (esbuild drops the unused factories). Each but the table's loads its adapter and
+ * SDK client with a dynamic `import()` when the port is first used, so a cold start evaluates none
+ * of them.
  *
- * Each factory imports a module of ./aws-ports, never an SDK package itself: a package reached by
- * `import()` is bundled whole (every command of its client), while the static imports of those
- * modules let esbuild keep only the client and the commands the adapter sends.
+ * Each factory imports a module of ./aws-ports, never an SDK package itself. esbuild does not
+ * tree-shake what a dynamic `import()` reaches (without code splitting it wraps that part of the
+ * graph to run on first use, whole): a client reached that way comes with all its commands,
+ * waiters and paginators, parsed at start and evaluated on first use, and so does every module of
+ * ours it imports. So the port modules import nothing of the composition, and the table's port is
+ * imported statically: every function with a store uses it on every request, so loading it later
+ * saves nothing, and a static import lets esbuild keep only the commands the store sends.
  */
 import type { SecretLoader } from '../config/env';
 import type {
@@ -20,9 +25,9 @@ import type {
 } from '../ports';
 import type { Store } from '../store/store';
 import type { PortFactory } from './aws';
+import { dynamoStore as storeOverDynamo } from './aws-ports/dynamo';
 
-export const dynamoStore: PortFactory<Store> = async (settings) =>
-  (await import('./aws-ports/dynamo')).dynamoStore(settings);
+export const dynamoStore: PortFactory<Store> = async (settings) => storeOverDynamo(settings);
 
 export const sqsQueue: PortFactory<QueuePort> = async (settings) =>
   (await import('./aws-ports/sqs')).sqsQueue(settings);

@@ -212,9 +212,6 @@ export function awsDeps(source: EnvSource, fn: AwsFunction): Deps {
   };
 }
 
-/** How long a warm function reuses the link-signing key read from SSM (docs/deploy.md, rotation). */
-export const LINK_SIGNING_SECRET_TTL_MS = 5 * 60 * 1000;
-
 /**
  * The configuration of `toAppConfig`, except that the link-signing key is read from the SSM
  * parameter named by LINK_SIGNING_SECRET_PARAMETER at run time (decrypted, cached per warm

@@ -6,8 +6,9 @@ import {
   SsmParameterError,
   ssmParameterLoader,
 } from '../../../../shared/adapters/aws/ssm-parameter';
-import { awsDeps, LINK_SIGNING_SECRET_TTL_MS } from '../../../../shared/composition/aws';
+import { awsDeps } from '../../../../shared/composition/aws';
 import { everyUse } from '../../../../shared/composition/aws-every';
+import { LINK_SIGNING_SECRET_TTL_MS } from '../../../../shared/composition/aws-ports/ssm';
 
 const name = '/sesame/Sesame-prod-Stateful/link-signing-secret';
 const client = new SSMClient({ region: 'eu-west-1' });
