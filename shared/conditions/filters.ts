@@ -122,18 +122,8 @@ const bad = (code: string, message: string, received: unknown): Outcome<never> =
 const STANDARD_OPERATORS: Readonly<Record<FieldType, readonly CanonicalOperator[]>> = {
   string: ['equals', 'notEquals', 'contains', 'notContains', 'exists', 'notExists'],
   boolean: ['equals', 'notEquals', 'exists', 'notExists'],
-  date: [
-    'equals',
-    'notEquals',
-    'greaterThan',
-    'greaterThanOrEqual',
-    'lessThan',
-    'lessThanOrEqual',
-    'exists',
-    'notExists',
-    'within',
-    'olderThan',
-  ],
+  // Every value operator but the text ones.
+  date: VALUE_OPERATORS.filter((op) => op !== 'contains' && op !== 'notContains'),
   number: VALUE_OPERATORS,
   array: VALUE_OPERATORS,
 };

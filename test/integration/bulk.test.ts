@@ -9,10 +9,11 @@ import { bulkJobs } from '../../shared/bulk/jobs';
 import { BULK_JOB } from '../../shared/bulk/service';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { runBulk as bulkJob } from './helpers/bulk';
 import { expectCountersExact } from './helpers/contact-stats';
 import { contactEventNames, createContact } from './helpers/contacts';
 import { type StoreCall, StoreFaults } from './helpers/faults';
-import { type Json, useLocalRuntime } from './helpers/local';
+import { useLocalRuntime } from './helpers/local';
 
 const faults = new StoreFaults('simulated worker crash');
 
@@ -28,15 +29,7 @@ const rt = useLocalRuntime({
   },
 });
 
-async function runBulk(op: string, contactIds: string[]): Promise<Json> {
-  const res = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds } });
-  expect(res.status).toBe(202);
-  expect(res.body).toEqual({ jobId: expect.any(String), status: 'queued' });
-  await rt.drain({ timeoutMs: 30_000 });
-  const job = await rt.api('GET', `/contacts/bulk/${res.body.jobId}`);
-  expect(job.status).toBe(200);
-  return job.body;
-}
+const runBulk = (op: string, contactIds: string[]) => bulkJob(rt, op, contactIds);
 
 const unknownId = '00000000-0000-4000-8000-0000000000aa';
 

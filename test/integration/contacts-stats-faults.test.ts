@@ -28,11 +28,12 @@ import { IMPORT_JOB } from '../../shared/imports/worker';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { storeOver } from '../../shared/store/store';
+import { runBulk as bulkJob } from './helpers/bulk';
 import { expectCountersExact, truth } from './helpers/contact-stats';
 import { createContact, postContact, uniqueEmail } from './helpers/contacts';
 import { crashingAt, type StoreCall, StoreFaults, watchStore } from './helpers/faults';
 import { importCsv } from './helpers/imports';
-import { type Json, useLocalRuntime } from './helpers/local';
+import { useLocalRuntime } from './helpers/local';
 
 const faults = new StoreFaults('simulated worker crash');
 /** Item writes of the jobs worker (`<op> <sort key>`), while a test records them. */
@@ -101,12 +102,7 @@ async function recount() {
   await rt.drain({ timeoutMs: 30_000 });
 }
 
-async function runBulk(op: string, contactIds: string[]): Promise<Json> {
-  const res = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds } });
-  expect(res.status).toBe(202);
-  await rt.drain({ timeoutMs: 30_000 });
-  return (await rt.api('GET', `/contacts/bulk/${res.body.jobId}`)).body;
-}
+const runBulk = (op: string, contactIds: string[]) => bulkJob(rt, op, contactIds);
 
 describe('a request that dies between its contact write and its counter update', () => {
   it('create: the contact is there, uncounted, until a recount', async () => {

@@ -5,27 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { type EventRecord, getTallyState, putEvent } from '../../shared/events/repository';
 import { runTally, TALLY_BATCH_EVENTS, TALLY_DELAY_S, TALLY_SETTLE_MS } from '../../shared/events/tally';
-import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
 import { uniqueEmail } from './helpers/contacts';
+import { freshEventsProject } from './helpers/events';
 import { type StoreCall, StoreFaults, watchedDeps } from './helpers/faults';
-import { type ApiOptions, type Json, useLocalRuntime } from './helpers/local';
+import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
 
-async function freshProject(name: string) {
-  const p = await createProject(rt.deps, { name });
-  const api = (method: string, path: string, options: ApiOptions = {}) =>
-    rt.api(method, path, { key: p.secretKey, ...options });
-  const track = async (email: string, event: string) => {
-    const res = await api('POST', '/events/track', { body: { email, event } });
-    expect(res.status).toBe(200);
-    return res.body.data as { contact: string; event: string };
-  };
-  const names = async () =>
-    ((await api('GET', '/events/names')).body.names as Json[]).map((n) => `${n.name}:${n.count}`);
-  return { id: p.project.id, api, track, names };
-}
+const freshProject = (name: string) => freshEventsProject(rt, name);
 
 /** Events written straight to the store, `ageMs` before now (settled: older than the settle time). */
 async function seed(

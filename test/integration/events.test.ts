@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { type EventRecord, putEvent } from '../../shared/events/repository';
 import { DELETE_EVENTS_JOB, type DeleteEventsMessage, runEventDeletion } from '../../shared/events/service';
-import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
 import { uniqueEmail } from './helpers/contacts';
-import { settleEventCounts } from './helpers/events';
+import { freshEventsProject, settleEventCounts } from './helpers/events';
 import { type ApiOptions, type Json, useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
 
-/** A fresh project, so counts and lists start empty. */
-async function freshProject(name: string) {
-  const p = await createProject(rt.deps, { name });
-  const api = (method: string, path: string, options: ApiOptions = {}) =>
-    rt.api(method, path, { key: p.secretKey, ...options });
-  const track = async (email: string, event: string, data?: unknown) => {
-    const res = await api('POST', '/events/track', { body: { email, event, ...(data ? { data } : {}) } });
-    expect(res.status).toBe(200);
-    return res.body.data as { contact: string; event: string; timestamp: string };
-  };
-  return { ...p, id: p.project.id, api, track };
-}
+const freshProject = (name: string) => freshEventsProject(rt, name);
 
 const settle = (projectId: string) => settleEventCounts(rt, projectId);
 

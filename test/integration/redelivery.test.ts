@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fastTimings } from '../../shared/composition/local';
+import { runBulk as bulkJob } from './helpers/bulk';
 import { expectCountersExact } from './helpers/contact-stats';
 import { uniqueEmail } from './helpers/contacts';
 import { settleEventCounts } from './helpers/events';
@@ -17,12 +18,7 @@ const rt = useLocalRuntime({ timings: { ...fastTimings, redeliverEachMessage: tr
 const names = async () =>
   ((await rt.api('GET', '/events/names')).body.names as Json[]).map((n) => `${n.name}:${n.count}`).sort();
 
-async function runBulk(op: string, contactIds: string[]): Promise<Json> {
-  const res = await rt.api('POST', `/contacts/bulk-${op}`, { body: { contactIds } });
-  expect(res.status).toBe(202);
-  await rt.drain({ timeoutMs: 30_000 });
-  return (await rt.api('GET', `/contacts/bulk/${res.body.jobId}`)).body;
-}
+const runBulk = (op: string, contactIds: string[]) => bulkJob(rt, op, contactIds);
 
 describe('every queue message delivered twice', () => {
   it('an import creates each contact once and counts each once', async () => {

@@ -1,6 +1,8 @@
+import { expect } from 'vitest';
 import { TALLY_DELAY_S, tallyJobMessage } from '../../../shared/events/tally';
 import { enqueue } from '../../../shared/jobs/registry';
-import type { LocalTestRuntime } from './local';
+import { createProject } from '../../../shared/projects/repository';
+import type { ApiOptions, Json, LocalTestRuntime } from './local';
 
 /**
  * Lets a project's event counters catch up with its events (shared/events/tally.ts): moves the
@@ -12,4 +14,22 @@ export async function settleEventCounts(rt: LocalTestRuntime, projectId = rt.pro
   await rt.runtime.clock.advance(TALLY_DELAY_S);
   await enqueue(rt.deps, tallyJobMessage, { projectId });
   await rt.drain();
+}
+
+/**
+ * A fresh project, so counts and lists start empty: `api` with its secret key, `track` through
+ * `/events/track`, and `names` as `name:count` from `/events/names`.
+ */
+export async function freshEventsProject(rt: LocalTestRuntime, name: string) {
+  const p = await createProject(rt.deps, { name });
+  const api = (method: string, path: string, options: ApiOptions = {}) =>
+    rt.api(method, path, { key: p.secretKey, ...options });
+  const track = async (email: string, event: string, data?: unknown) => {
+    const res = await api('POST', '/events/track', { body: { email, event, ...(data ? { data } : {}) } });
+    expect(res.status).toBe(200);
+    return res.body.data as { contact: string; event: string; timestamp: string };
+  };
+  const names = async () =>
+    ((await api('GET', '/events/names')).body.names as Json[]).map((n) => `${n.name}:${n.count}`);
+  return { ...p, id: p.project.id, api, track, names };
 }
