@@ -1,14 +1,18 @@
 /** Input of the bulk endpoints (decisions.md, Jobs: body `{contactIds}` with 1 to 1,000 ids). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Spec, Limits: bulk operations take 1,000 contacts per call. */
 export const MAX_BULK_IDS = 1000;
 
 export const bulkRequestSchema = z.object({
   contactIds: z
-    .array(z.string().min(1, { message: 'Contact ids are non-empty strings' }).max(100))
-    .min(1, { message: 'Send at least one contact id' })
-    .max(MAX_BULK_IDS, { message: `At most ${MAX_BULK_IDS} contact ids per call` }),
+    .array(
+      z.string().check(z.minLength(1, { message: 'Contact ids are non-empty strings' }), z.maxLength(100)),
+    )
+    .check(
+      z.minLength(1, { message: 'Send at least one contact id' }),
+      z.maxLength(MAX_BULK_IDS, { message: `At most ${MAX_BULK_IDS} contact ids per call` }),
+    ),
 });
 
 export type BulkType = 'subscribe' | 'unsubscribe' | 'delete';

@@ -9,7 +9,7 @@
  * contacts changed already and counts nothing for them, so the job's last chunk queues a recount
  * (shared/contacts/recount.ts), which sets the counters exactly.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mapLimit, readContactRecords } from '../contacts/batch';
 import { StatsDelta } from '../contacts/contribution';
 import { requestRecount } from '../contacts/recount';
@@ -37,7 +37,11 @@ export const BULK_JOB = 'bulk.run';
 /** The message that starts a bulk job, and each continuation of it: which job to run or resume. */
 export const bulkJobMessage = defineJobMessage({
   type: BULK_JOB,
-  schema: z.object({ type: z.literal(BULK_JOB), projectId: z.string().min(1), jobId: z.string().min(1) }),
+  schema: z.object({
+    type: z.literal(BULK_JOB),
+    projectId: z.string().check(z.minLength(1)),
+    jobId: z.string().check(z.minLength(1)),
+  }),
 });
 
 type BulkMessage = z.infer<typeof bulkJobMessage.schema>;

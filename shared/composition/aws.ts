@@ -6,7 +6,7 @@
  * answers ports that build their adapter on their first call. The SDK clients (and their
  * connection pools) are created once per cold start, at first use, and reused by every invocation.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type AppConfig, type Env, parseEnv, type SecretLoader, toAppConfig } from '../config/env';
 import { manifest, type PortUse, type QueueName } from '../manifest';
 import {
@@ -32,10 +32,10 @@ export function queueEnvVar(queue: string, kind: 'URL' | 'ARN'): string {
 
 const sqsArn = z
   .string()
-  .regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]+(\.fifo)?$/, 'expected an SQS queue ARN');
+  .check(z.regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]+(\.fifo)?$/, 'expected an SQS queue ARN'));
 const iamRoleArn = z
   .string()
-  .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'expected an IAM role ARN');
+  .check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'expected an IAM role ARN'));
 
 /**
  * What the AWS adapters read beyond `envSchema`. Everything is optional so that a function is
@@ -44,20 +44,20 @@ const iamRoleArn = z
  */
 export const awsEnvSchema = z.object({
   /** Role EventBridge Scheduler assumes to send to the queues. */
-  SCHEDULER_ROLE_ARN: iamRoleArn.optional(),
+  SCHEDULER_ROLE_ARN: z.optional(iamRoleArn),
   /** Schedule group of this deployment's one-time schedules. @default 'default' */
-  SCHEDULER_GROUP_NAME: z
-    .string()
-    .regex(/^[0-9A-Za-z._-]{1,64}$/, 'expected 1-64 characters of [0-9A-Za-z._-]')
-    .default('default'),
+  SCHEDULER_GROUP_NAME: z._default(
+    z.string().check(z.regex(/^[0-9A-Za-z._-]{1,64}$/, 'expected 1-64 characters of [0-9A-Za-z._-]')),
+    'default',
+  ),
   /** SES configuration set whose event destination feeds the activity pipeline. */
-  SES_CONFIGURATION_SET: z.string().min(1).optional(),
+  SES_CONFIGURATION_SET: z.optional(z.string().check(z.minLength(1))),
 });
 
-const queueShape: Record<string, z.ZodType<string | undefined>> = Object.fromEntries(
+const queueShape: Record<string, z.ZodMiniType<string | undefined>> = Object.fromEntries(
   manifest.queues.flatMap((q) => [
-    [queueEnvVar(q.name, 'URL'), z.url({ protocol: /^https?$/ }).optional()],
-    [queueEnvVar(q.name, 'ARN'), sqsArn.optional()],
+    [queueEnvVar(q.name, 'URL'), z.optional(z.url({ protocol: /^https?$/ }))],
+    [queueEnvVar(q.name, 'ARN'), z.optional(sqsArn)],
   ]),
 );
 /** `QUEUE_<NAME>_URL` and `QUEUE_<NAME>_ARN` of every queue in the manifest. */
@@ -75,7 +75,7 @@ export interface AwsSettings {
 /** Parses and validates everything `awsDeps` reads, throwing one error that lists every problem. */
 export function parseAwsSettings(source: EnvSource = process.env): AwsSettings {
   const problems: string[] = [];
-  const issues = (error: z.ZodError) => error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const issues = (error: z.core.$ZodError) => error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
   const aws = awsEnvSchema.safeParse(source);
   if (!aws.success) problems.push(...issues(aws.error));
   const queues = queueEnvSchema.safeParse(source);

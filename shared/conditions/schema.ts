@@ -8,7 +8,7 @@
  *   group     = {filters: [filter, ...], conditions?: condition}
  *   filter    = {field, operator, value?, unit?}
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** How a condition combines its groups. Inside a group, filters and `conditions` are always ANDed. */
 export const LOGICS = ['AND', 'OR'] as const;
@@ -137,16 +137,18 @@ export interface Condition {
 export const rawFilterSchema = z.object({
   field: z
     .string({ error: (iss) => (iss.input === undefined ? 'field is required' : 'field must be a string') })
-    .min(1, { error: 'field must not be empty' })
-    .max(MAX_FIELD_LENGTH, { error: `field must be at most ${MAX_FIELD_LENGTH} characters` }),
+    .check(
+      z.minLength(1, { error: 'field must not be empty' }),
+      z.maxLength(MAX_FIELD_LENGTH, { error: `field must be at most ${MAX_FIELD_LENGTH} characters` }),
+    ),
   operator: z.enum(OPERATORS, {
     error: (iss) =>
       iss.input === undefined
         ? 'operator is required'
         : `Unknown operator; expected one of ${OPERATORS.join(', ')}`,
   }),
-  value: z.unknown().optional(),
-  unit: z.unknown().optional(),
+  value: z.optional(z.unknown()),
+  unit: z.optional(z.unknown()),
 });
 export type RawFilter = z.infer<typeof rawFilterSchema>;
 
@@ -160,37 +162,47 @@ export interface RawCondition {
   readonly groups: readonly RawGroup[];
 }
 
-export const rawGroupSchema = z
-  .object({
-    filters: z
-      .array(rawFilterSchema, { error: 'filters must be an array of filters' })
-      .max(MAX_FILTERS_PER_GROUP, { error: `A group holds at most ${MAX_FILTERS_PER_GROUP} filters` }),
-    get conditions(): z.ZodOptional<z.ZodType<RawCondition>> {
-      return rawConditionSchema.optional();
-    },
-  })
-  .superRefine((group, ctx) => {
-    // An empty group would match everyone (AND of nothing): refused rather than guessed at.
-    if (group.filters.length === 0 && group.conditions === undefined) {
-      ctx.addIssue({
-        code: 'too_small',
-        origin: 'array',
-        minimum: 1,
-        inclusive: true,
-        path: ['filters'],
-        input: group.filters,
-        message: 'A group needs at least one filter or a nested condition',
-      });
-    }
-  });
-
-/** The shape of a condition tree (nesting depth is checked before it, by `parse.ts`). */
-export const rawConditionSchema: z.ZodType<RawCondition> = z.object({
+/**
+ * The shape of a condition tree (nesting depth is checked before it, by `parse.ts`). Its groups
+ * are read through a getter, since a group nests a condition in turn: the group's schema cannot
+ * hold the getter, as zod/mini's `.check()` resolves the shape it copies.
+ */
+export const rawConditionSchema: z.ZodMiniType<RawCondition> = z.object({
   logic: z.enum(LOGICS, {
     error: (iss) => (iss.input === undefined ? 'logic is required' : 'logic must be AND or OR'),
   }),
-  groups: z
-    .array(rawGroupSchema, { error: 'groups must be an array of groups' })
-    .min(1, { error: 'A condition needs at least one group' })
-    .max(MAX_GROUPS, { error: `A condition holds at most ${MAX_GROUPS} groups` }),
+  get groups() {
+    return z
+      .array(rawGroupSchema, { error: 'groups must be an array of groups' })
+      .check(
+        z.minLength(1, { error: 'A condition needs at least one group' }),
+        z.maxLength(MAX_GROUPS, { error: `A condition holds at most ${MAX_GROUPS} groups` }),
+      );
+  },
 });
+
+export const rawGroupSchema = z
+  .object({
+    filters: z.array(rawFilterSchema, { error: 'filters must be an array of filters' }).check(
+      z.maxLength(MAX_FILTERS_PER_GROUP, {
+        error: `A group holds at most ${MAX_FILTERS_PER_GROUP} filters`,
+      }),
+    ),
+    conditions: z.optional(rawConditionSchema),
+  })
+  .check(
+    z.superRefine((group, ctx) => {
+      // An empty group would match everyone (AND of nothing): refused rather than guessed at.
+      if (group.filters.length === 0 && group.conditions === undefined) {
+        ctx.addIssue({
+          code: 'too_small',
+          origin: 'array',
+          minimum: 1,
+          inclusive: true,
+          path: ['filters'],
+          input: group.filters,
+          message: 'A group needs at least one filter or a nested condition',
+        });
+      }
+    }),
+  );

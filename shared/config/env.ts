@@ -2,39 +2,45 @@
  * Runtime configuration: one zod schema over `process.env`, parsed once at the composition root,
  * failing fast with every problem listed.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod-locale';
 
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1')
-  .optional();
+const bool = z.optional(
+  z.pipe(
+    z.enum(['true', 'false', '1', '0']),
+    z.transform((v) => v === 'true' || v === '1'),
+  ),
+);
 
 export const envSchema = z.object({
-  TABLE_NAME: z.string().min(1),
+  TABLE_NAME: z.string().check(z.minLength(1)),
   /** Requests per minute per project, shared by all instances. */
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000),
+  RATE_LIMIT_PER_MINUTE: z._default(z.coerce.number().check(z.int(), z.positive()), 1000),
   /** How long an Idempotency-Key is remembered. */
-  IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
+  IDEMPOTENCY_TTL_HOURS: z._default(z.coerce.number().check(z.positive()), 24),
   /** Stripe secret key; billing is off without it. */
-  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_SECRET_KEY: z.optional(z.string().check(z.minLength(1))),
   SIGNUP_ENABLED: bool,
-  UPLOAD_BUCKET: z.string().min(1).optional(),
+  UPLOAD_BUCKET: z.optional(z.string().check(z.minLength(1))),
   /**
    * Key of the HMAC that signs subscription links in emails (unsubscribeUrl and the like), as a
    * value. The local runtime generates one and keeps it in its data folder; on AWS functions get
    * LINK_SIGNING_SECRET_PARAMETER instead. Changing it invalidates every link already sent.
    */
-  LINK_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LINK_SIGNING_SECRET: z.optional(z.string().check(z.minLength(32, 'must be at least 32 characters'))),
   /**
    * Name (not value) of the SSM parameter holding that key, read at run time by the functions
    * that sign or check links (AWS only; `shared/composition/aws.ts`). Wins over LINK_SIGNING_SECRET.
    */
-  LINK_SIGNING_SECRET_PARAMETER: z
-    .string()
-    .regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'expected an SSM parameter name such as /sesame/prod/key')
-    .optional(),
+  LINK_SIGNING_SECRET_PARAMETER: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'expected an SSM parameter name such as /sesame/prod/key'),
+      ),
+  ),
   /** Public base URL of the API, for links in emails (locally the runtime's URL). */
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PUBLIC_BASE_URL: z.optional(z.url({ protocol: /^https?$/ })),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -8,7 +8,7 @@
  * `TRACKED_VALUES` values per field (contribution.ts): for a field with more, `values` are the
  * most frequent of those tracked and `count` is how many are tracked.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { badRequest, notFound, validationError } from '../errors';
 import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
@@ -204,10 +204,10 @@ export const stripFieldJobMessage = defineJobMessage({
   type: STRIP_FIELD_JOB,
   schema: z.object({
     type: z.literal(STRIP_FIELD_JOB),
-    projectId: z.string().min(1),
-    path: z.string().min(1),
+    projectId: z.string().check(z.minLength(1)),
+    path: z.string().check(z.minLength(1)),
     /** Where the previous message stopped in the project's contacts (oldest first). */
-    cursor: z.string().min(1).optional(),
+    cursor: z.optional(z.string().check(z.minLength(1))),
   }),
 });
 

@@ -10,7 +10,7 @@
  * consistent read, so the position needs no cursor, and purges of one contact that run at once
  * (a delete retried, a claim released) only repeat each other's deletes.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { deleteEvents } from '../events/repository';
 import { type ChunkOptions, chunkedJob } from '../jobs/chunked';
 import { defineJobMessage } from '../jobs/registry';
@@ -31,8 +31,8 @@ export const purgeContactJobMessage = defineJobMessage({
   type: PURGE_CONTACT_JOB,
   schema: z.object({
     type: z.literal(PURGE_CONTACT_JOB),
-    projectId: z.string().min(1),
-    contactId: z.string().min(1),
+    projectId: z.string().check(z.minLength(1)),
+    contactId: z.string().check(z.minLength(1)),
   }),
 });
 

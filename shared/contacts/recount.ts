@@ -21,7 +21,7 @@
  * counter update failed after its contact write. Its cost is a read of the project's contacts
  * index (about 0.06 RCU per contact of 500 bytes).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type ChunkOptions, chunkedJob } from '../jobs/chunked';
 import { defineJob, defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
@@ -50,8 +50,8 @@ export const recountJobMessage = defineJobMessage({
   type: RECOUNT_JOB,
   schema: z.object({
     type: z.literal(RECOUNT_JOB),
-    projectId: z.string().min(1),
-    attempt: z.number().int().min(0).optional(),
+    projectId: z.string().check(z.minLength(1)),
+    attempt: z.optional(z.number().check(z.int(), z.gte(0))),
   }),
 });
 
@@ -60,8 +60,8 @@ export const recountScanJobMessage = defineJobMessage({
   type: RECOUNT_SCAN_JOB,
   schema: z.object({
     type: z.literal(RECOUNT_SCAN_JOB),
-    projectId: z.string().min(1),
-    runId: z.string().min(1),
+    projectId: z.string().check(z.minLength(1)),
+    runId: z.string().check(z.minLength(1)),
   }),
 });
 

@@ -1,13 +1,12 @@
 /** Input schemas of the contact endpoints; handlers, tests and docs reuse them. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { flatBadRequest } from '../errors';
 import { pageLimitQuery, parse } from '../http/validation';
 
-export const emailSchema = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email({ message: 'Invalid email address' }));
+export const emailSchema = z.pipe(
+  z.string().check(z.trim(), z.maxLength(254)),
+  z.email({ message: 'Invalid email address' }),
+);
 
 export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
 
@@ -19,8 +18,8 @@ export const fieldParamSchema = z.object({ field: z.string() });
 
 export const upsertContactSchema = z.object({
   email: emailSchema,
-  subscribed: z.boolean().optional(),
-  data: z.unknown().optional(),
+  subscribed: z.optional(z.boolean()),
+  data: z.optional(z.unknown()),
 });
 
 /**
@@ -37,32 +36,37 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const patchContactSchema = z.object({
-  email: emailSchema.optional(),
-  subscribed: z.boolean().optional(),
-  snoozedUntil: z.iso.datetime({ offset: true }).nullable().optional(),
-  data: z.unknown().optional(),
+  email: z.optional(emailSchema),
+  subscribed: z.optional(z.boolean()),
+  snoozedUntil: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
+  data: z.optional(z.unknown()),
 });
 
 export const lookupSchema = z.object({
-  emails: z.array(z.string().max(254)).max(500, { message: 'At most 500 emails per lookup' }),
+  emails: z
+    .array(z.string().check(z.maxLength(254)))
+    .check(z.maxLength(500, { message: 'At most 500 emails per lookup' })),
 });
 
-const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+const booleanQuery = z.pipe(
+  z.enum(['true', 'false']),
+  z.transform((v) => v === 'true'),
+);
 
-export const listContactsQuerySchema = z
-  .object({
+export const listContactsQuerySchema = z.pipe(
+  z.object({
     limit: pageLimitQuery,
-    cursor: z.string().max(2048).optional(),
-    search: z.string().trim().max(254).optional(),
-    subscribed: booleanQuery.optional(),
+    cursor: z.optional(z.string().check(z.maxLength(2048))),
+    search: z.optional(z.string().check(z.trim(), z.maxLength(254))),
+    subscribed: z.optional(booleanQuery),
     // Unknown values fall back to the defaults (spec), they are not errors.
-    sort: z
-      .string()
-      .optional()
-      .transform((s) => (s === 'email' ? 'email' : 'createdAt') as 'email' | 'createdAt'),
-    dir: z.string().optional(),
-  })
-  .transform((q) => ({
+    sort: z.pipe(
+      z.optional(z.string()),
+      z.transform((s) => (s === 'email' ? 'email' : 'createdAt') as 'email' | 'createdAt'),
+    ),
+    dir: z.optional(z.string()),
+  }),
+  z.transform((q) => ({
     ...q,
     // An empty search is no search.
     search: q.search || undefined,
@@ -70,15 +74,25 @@ export const listContactsQuerySchema = z
     dir: (q.dir === 'asc' || q.dir === 'desc' ? q.dir : q.sort === 'email' ? 'asc' : 'desc') as
       | 'asc'
       | 'desc',
-  }));
+  })),
+);
+
+const fieldValuesLimit = z.pipe(
+  z.pipe(
+    z.string().check(z.regex(/^\d+$/, { message: 'limit must be a positive integer' })),
+    z.transform(Number),
+  ),
+  z.number().check(z.int(), z.gte(1)),
+);
 
 export const fieldValuesQuerySchema = z.object({
-  limit: z
-    .string()
-    .regex(/^\d+$/, { message: 'limit must be a positive integer' })
-    .transform(Number)
-    .pipe(z.number().int().min(1))
-    .transform((n) => Math.min(n, 1000))
-    .optional()
-    .transform((n) => n ?? 100),
+  limit: z.pipe(
+    z.optional(
+      z.pipe(
+        fieldValuesLimit,
+        z.transform((n) => Math.min(n, 1000)),
+      ),
+    ),
+    z.transform((n) => n ?? 100),
+  ),
 });

@@ -20,7 +20,7 @@
  * The event's counters are not written here: a tally armed before the write counts it later, in a
  * batch (`tally.ts`).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
@@ -78,13 +78,13 @@ export type DispatchEventMessage = {
 };
 
 const eventSchema = z.object({
-  id: z.string().min(1),
-  projectId: z.string().min(1),
-  contactId: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  projectId: z.string().check(z.minLength(1)),
+  contactId: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   data: z.record(z.string(), z.unknown()),
   createdAt: z.iso.datetime(),
-  email: z.string().optional(),
+  email: z.optional(z.string()),
 });
 
 /** The dispatch job's message, checked when `emit` enqueues it and when it runs (`jobs.ts`). */
@@ -93,7 +93,7 @@ export const dispatchEventJobMessage = defineJobMessage<DispatchEventMessage>({
   schema: z.object({
     type: z.literal(DISPATCH_EVENT_JOB),
     event: eventSchema,
-    listeners: z.array(z.string().min(1)).min(1),
+    listeners: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
   }),
 });
 

@@ -2,7 +2,7 @@
  * Event names: what a caller may track, and the names the service keeps for itself (spec,
  * Events, "Reserved event names").
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { FieldIssue } from '../errors';
 
 /** Longest event name accepted; long enough for descriptive names, short enough for keys and URLs. */
@@ -27,12 +27,14 @@ export function isReservedEventName(name: string): boolean {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** A trackable name's shape (1 to 100 characters, no control characters); reserved names are checked apart. */
-export const eventNameSchema = z
-  .string({ message: 'event must be a string' })
-  .trim()
-  .min(1, { message: 'event must not be empty' })
-  .max(MAX_EVENT_NAME_LENGTH, { message: `event must be at most ${MAX_EVENT_NAME_LENGTH} characters` })
-  .refine((s) => !CONTROL.test(s), { message: 'event must not contain control characters' });
+export const eventNameSchema = z.string({ message: 'event must be a string' }).check(
+  z.trim(),
+  z.minLength(1, { message: 'event must not be empty' }),
+  z.maxLength(MAX_EVENT_NAME_LENGTH, {
+    message: `event must be at most ${MAX_EVENT_NAME_LENGTH} characters`,
+  }),
+  z.refine((s) => !CONTROL.test(s), { message: 'event must not contain control characters' }),
+);
 
 /** The spec's field error for a reserved name (422 VALIDATION_ERROR, code `reserved_event`). */
 export function reservedEventIssue(field: string, name: string): FieldIssue {

@@ -1,17 +1,17 @@
 /** Input schemas of the events endpoints; handlers, tests and docs reuse them. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { pageLimitQuery } from '../http/validation';
 import { eventNameSchema } from './names';
 
 export const listEventsQuerySchema = z.object({
   limit: pageLimitQuery,
-  cursor: z.string().max(2048).optional(),
-  name: eventNameSchema.optional(),
+  cursor: z.optional(z.string().check(z.maxLength(2048))),
+  name: z.optional(eventNameSchema),
 });
 
 export const contactEventsQuerySchema = z.object({
   limit: pageLimitQuery,
-  cursor: z.string().max(2048).optional(),
+  cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
 
 export const contactIdParamSchema = z.object({

@@ -6,7 +6,7 @@
  * Totals and statistics come from counters kept on write (see `repository.ts`), so none of these
  * reads grows with the number of events, except a contact's own total.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { findContact } from '../contacts/service';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { notFound, validationError } from '../errors';
@@ -209,11 +209,11 @@ export const deleteEventsJobMessage = defineJobMessage<DeleteEventsMessage>({
   type: DELETE_EVENTS_JOB,
   schema: z.object({
     type: z.literal(DELETE_EVENTS_JOB),
-    projectId: z.string().min(1),
-    name: z.string().min(1),
+    projectId: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     before: z.iso.datetime(),
-    jobId: z.string().min(1),
-    cursor: z.string().min(1).optional(),
+    jobId: z.string().check(z.minLength(1)),
+    cursor: z.optional(z.string().check(z.minLength(1))),
   }),
 });
 

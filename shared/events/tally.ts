@@ -21,7 +21,7 @@
  * settled: the last events of a burst are counted without any later traffic. Counts therefore lag
  * events by two to four minutes (README, "Events and their counters").
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineJob, defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
@@ -51,7 +51,7 @@ export const TALLY_JOB = 'events.tally';
 
 export const tallyJobMessage = defineJobMessage({
   type: TALLY_JOB,
-  schema: z.object({ type: z.literal(TALLY_JOB), projectId: z.string().min(1) }),
+  schema: z.object({ type: z.literal(TALLY_JOB), projectId: z.string().check(z.minLength(1)) }),
 });
 
 /** Per queue (one per instance, and per runtime in tests): project -> when it was last armed. */

@@ -11,7 +11,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpRouter from '@middy/http-router';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { AppError, badRequest, invalidApiKey } from '../errors';
 import { manifest, pathParamNames, type RouteAuth, type RouteGroupDef, routeKey } from '../manifest';
 import type { Deps } from '../ports';
@@ -60,7 +60,7 @@ export interface RouteImpl {
    * Schema of the path parameters, required when the path has any: they are parsed (a 422 names
    * what is wrong) before the handler runs. Declare routes with parameters through `route`.
    */
-  readonly params?: z.ZodType;
+  readonly params?: z.ZodMiniType;
   readonly handler: (req: AuthedRequest) => Promise<HttpResult>;
 }
 
@@ -70,14 +70,14 @@ export interface OpenRouteImpl {
   readonly path: string;
   readonly auth: 'none';
   /** As in `RouteImpl`. */
-  readonly params?: z.ZodType;
+  readonly params?: z.ZodMiniType;
   readonly handler: (req: ApiRequest) => Promise<HttpResult>;
 }
 
 export type AnyRouteImpl = RouteImpl | OpenRouteImpl;
 
 /** A route whose path parameters `params` parses; `req.params` is the schema's output. */
-export function route<S extends z.ZodType<PathParams>>(def: {
+export function route<S extends z.ZodMiniType<PathParams>>(def: {
   readonly method: string;
   readonly path: string;
   readonly params: S;
@@ -88,7 +88,7 @@ export function route<S extends z.ZodType<PathParams>>(def: {
 }
 
 /** An open route (`auth: 'none'`) whose path parameters `params` parses. */
-export function openRoute<S extends z.ZodType<PathParams>>(def: {
+export function openRoute<S extends z.ZodMiniType<PathParams>>(def: {
   readonly method: string;
   readonly path: string;
   readonly params: S;

@@ -2,8 +2,9 @@
  * zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else; and
  * the query parameters that lists share.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type FieldIssue, validationError } from '../errors';
+import '../zod-locale';
 
 /** zod 4 renamed some issue codes; the spec names the zod 3 ones. */
 const codeAliases: Record<string, string> = { invalid_format: 'invalid_string' };
@@ -20,7 +21,10 @@ function describeReceived(issue: z.core.$ZodIssue): unknown {
   return undefined;
 }
 
-export function toFieldIssues(error: z.ZodError, prefix: readonly (string | number)[] = []): FieldIssue[] {
+export function toFieldIssues(
+  error: z.core.$ZodError,
+  prefix: readonly (string | number)[] = [],
+): FieldIssue[] {
   return error.issues.map((issue) => {
     const received = describeReceived(issue);
     return {
@@ -33,7 +37,7 @@ export function toFieldIssues(error: z.ZodError, prefix: readonly (string | numb
 }
 
 /** Parses or throws a 422 listing every problem. `prefix` roots the field paths (e.g. `query`). */
-export function parse<S extends z.ZodType>(
+export function parse<S extends z.ZodMiniType>(
   schema: S,
   value: unknown,
   prefix: readonly string[] = [],
@@ -43,13 +47,22 @@ export function parse<S extends z.ZodType>(
   return result.data;
 }
 
+const pageLimit = z.pipe(
+  z.pipe(
+    z.string().check(z.regex(/^\d+$/, { message: 'limit must be a positive integer' })),
+    z.transform(Number),
+  ),
+  z.number().check(z.int(), z.gte(1, { message: 'limit must be at least 1' })),
+);
+
 /** A list's `limit` query parameter: a positive integer, 20 when absent. */
-export const pageLimitQuery = z
-  .string()
-  .regex(/^\d+$/, { message: 'limit must be a positive integer' })
-  .transform(Number)
-  .pipe(z.number().int().min(1, { message: 'limit must be at least 1' }))
+export const pageLimitQuery = z.pipe(
   // The spec clamps larger page sizes to 100 rather than refusing them.
-  .transform((n) => Math.min(n, 100))
-  .optional()
-  .transform((n) => n ?? 20);
+  z.optional(
+    z.pipe(
+      pageLimit,
+      z.transform((n) => Math.min(n, 100)),
+    ),
+  ),
+  z.transform((n) => n ?? 20),
+);

@@ -2,7 +2,7 @@
  * Background jobs of CSV imports, and the normalizer that turns the upload bucket's "object
  * created" notifications (S3 event messages on the jobs queue) into import jobs.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineChunkedJob } from '../jobs/chunked';
 import { defineJob, type Normalizer } from '../jobs/registry';
 import { checkUploadDeadline, parseUploadKey, uploadDeadlineJobMessage } from './upload';

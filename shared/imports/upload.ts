@@ -8,7 +8,7 @@
  * starts the import on the jobs queue. The local gateway emulates the same steps with the same
  * authorizer and the same response templates (below), so both answer alike.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AppError } from '../errors';
 import { ApiKeyAuthenticator, type Principal, ProjectDisabledError } from '../http/auth';
 import { consumeRateLimit } from '../http/rate-limit';
@@ -125,8 +125,8 @@ export const uploadDeadlineJobMessage = defineJobMessage({
   type: IMPORT_DEADLINE_JOB,
   schema: z.object({
     type: z.literal(IMPORT_DEADLINE_JOB),
-    projectId: z.string().min(1),
-    jobId: z.string().min(1),
+    projectId: z.string().check(z.minLength(1)),
+    jobId: z.string().check(z.minLength(1)),
   }),
 });
 

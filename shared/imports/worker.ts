@@ -10,7 +10,7 @@
  * crash does not count the rows its first run wrote.
  */
 
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type ImportRow, importContacts } from '../contacts/batch';
 import { parseDataPatch } from '../contacts/data';
 import { requestRecount } from '../contacts/recount';
@@ -45,8 +45,8 @@ export const importJobMessage = defineJobMessage({
   type: IMPORT_JOB,
   schema: z.object({
     type: z.literal(IMPORT_JOB),
-    projectId: z.string().min(1),
-    jobId: z.string().min(1),
+    projectId: z.string().check(z.minLength(1)),
+    jobId: z.string().check(z.minLength(1)),
   }),
 });
 

@@ -13,9 +13,10 @@
  * into job messages by `normalizers` before validation.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defaults, manifest, type QueueName } from '../manifest';
 import type { Deps, QueueMessage } from '../ports';
+import '../zod-locale';
 
 /** The queue every job message goes to. */
 export const JOBS_QUEUE = 'jobs' satisfies QueueName;
@@ -43,7 +44,7 @@ export interface JobMeta {
  */
 export interface JobMessageDef<T extends QueueMessage = QueueMessage, I = T> {
   readonly type: T['type'];
-  readonly schema: z.ZodType<T, I>;
+  readonly schema: z.ZodMiniType<T, I>;
 }
 
 export interface JobDef<T extends QueueMessage = QueueMessage, I = T> extends JobMessageDef<T, I> {
@@ -71,7 +72,7 @@ export class InvalidJobMessageError extends Error {
   readonly issues: readonly z.core.$ZodIssue[];
   constructor(
     readonly jobType: string,
-    error: z.ZodError,
+    error: z.core.$ZodError,
   ) {
     super(`Refused to enqueue an invalid ${jobType} message: ${z.prettifyError(error)}`);
     this.issues = error.issues;
@@ -122,7 +123,7 @@ export async function scheduleJob<T extends QueueMessage, I>(
 /** Turns a foreign message body into zero or more job messages; undefined when it does not apply. */
 export type Normalizer = (body: unknown) => { type: string }[] | undefined;
 
-const envelope = z.object({ type: z.string().min(1) }).passthrough();
+const envelope = z.looseObject({ type: z.string().check(z.minLength(1)) });
 
 /** The part of Lambda's invocation context the worker reads. */
 export type InvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;

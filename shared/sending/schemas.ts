@@ -2,7 +2,7 @@
  * The `POST /v1/send` body (spec: POST /v1/send, Limits). Every rule is checked before anything
  * is written, so a refused request changes nothing.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { validationError } from '../errors';
 import { toFieldIssues } from '../http/validation';
@@ -67,26 +67,28 @@ export function base64Size(s: string): number | undefined {
   return (clean.length / 4) * 3 - padding;
 }
 
-const addressObject = z.object({ name: displayNameSchema.optional(), email: emailSchema });
+const addressObject = z.object({ name: z.optional(displayNameSchema), email: emailSchema });
 /** `"a@b.c"` or `{name, email}`, always read as the object. */
-const address = z.preprocess((v) => (typeof v === 'string' ? { email: v } : v), addressObject);
+const address = z.pipe(
+  z.transform((v) => (typeof v === 'string' ? { email: v } : v)),
+  addressObject,
+);
 
 const attachment = z
   .object({
-    filename: z
-      .string()
-      .min(1)
-      .max(255)
+    filename: z.string().check(
+      z.minLength(1),
+      z.maxLength(255),
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a filename must not hold
-      .regex(/^[^\x00-\x1f\x7f"']+$/, {
+      z.regex(/^[^\x00-\x1f\x7f"']+$/, {
         message: 'filename must not contain newline, control or quote characters',
       }),
-    content: z.preprocess(
-      (v) => (typeof v === 'string' ? cleanBase64(v) : v),
-      z
-        .string()
-        .min(1, { message: 'content must not be empty' })
-        .superRefine((v, ctx) => {
+    ),
+    content: z.pipe(
+      z.transform((v) => (typeof v === 'string' ? cleanBase64(v) : v)),
+      z.string().check(
+        z.minLength(1, { message: 'content must not be empty' }),
+        z.superRefine((v, ctx) => {
           if (v.length > 0 && base64Size(v) === undefined) {
             ctx.addIssue({
               code: 'invalid_format',
@@ -96,147 +98,163 @@ const attachment = z
             });
           }
         }),
+      ),
     ),
     contentType: z
       .string()
-      .max(255)
-      .regex(MIME_TYPE, { message: 'contentType must be a MIME type such as image/png' }),
-    contentId: z
-      .string()
-      .min(1)
-      .max(255)
-      .regex(/^[!#-&(-;=?-~]+$/, {
-        message: 'contentId must be printable ASCII without spaces, angle brackets or quotes',
-      })
-      .optional(),
-    disposition: z.enum(['attachment', 'inline']).default('attachment'),
+      .check(
+        z.maxLength(255),
+        z.regex(MIME_TYPE, { message: 'contentType must be a MIME type such as image/png' }),
+      ),
+    contentId: z.optional(
+      z.string().check(
+        z.minLength(1),
+        z.maxLength(255),
+        z.regex(/^[!#-&(-;=?-~]+$/, {
+          message: 'contentId must be printable ASCII without spaces, angle brackets or quotes',
+        }),
+      ),
+    ),
+    disposition: z._default(z.enum(['attachment', 'inline']), 'attachment'),
   })
-  .superRefine((a, ctx) => {
-    if (a.disposition === 'inline' && a.contentId === undefined) {
-      ctx.addIssue({
-        code: 'invalid_type',
-        expected: 'string',
-        path: ['contentId'],
-        message: 'contentId is required when disposition is inline',
-        input: undefined,
-      });
-    }
-  });
+  .check(
+    z.superRefine((a, ctx) => {
+      if (a.disposition === 'inline' && a.contentId === undefined) {
+        ctx.addIssue({
+          code: 'invalid_type',
+          expected: 'string',
+          path: ['contentId'],
+          message: 'contentId is required when disposition is inline',
+          input: undefined,
+        });
+      }
+    }),
+  );
 
-const headers = z.record(z.string(), z.unknown()).superRefine((record, ctx) => {
-  const names = Object.keys(record);
-  if (names.length > MAX_CUSTOM_HEADERS) {
-    ctx.addIssue({
-      code: 'too_big',
-      origin: 'object',
-      maximum: MAX_CUSTOM_HEADERS,
-      message: `At most ${MAX_CUSTOM_HEADERS} headers`,
-      input: names.length,
-    });
-  }
-  for (const [name, value] of Object.entries(record)) {
-    const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) {
-      ctx.addIssue({
-        code: 'invalid_format',
-        format: 'regex',
-        path: [name],
-        message: 'Header names are 1 to 100 printable ASCII characters without colon, space, CR or LF',
-        input: name,
-      });
-    } else if (RESERVED_HEADERS.has(lower) || RESERVED_HEADER_PREFIXES.some((p) => lower.startsWith(p))) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [name],
-        message: `${name} is set by the service and cannot be overridden`,
-        params: { code: 'reserved_header' },
-        input: name,
-      });
-    }
-    if (typeof value !== 'string') {
-      ctx.addIssue({
-        code: 'invalid_type',
-        expected: 'string',
-        path: [name],
-        message: 'Header values must be strings',
-        input: value,
-      });
-    } else if (value.length > MAX_HEADER_VALUE_CHARS) {
+const headers = z.record(z.string(), z.unknown()).check(
+  z.superRefine((record, ctx) => {
+    const names = Object.keys(record);
+    if (names.length > MAX_CUSTOM_HEADERS) {
       ctx.addIssue({
         code: 'too_big',
-        origin: 'string',
-        maximum: MAX_HEADER_VALUE_CHARS,
-        path: [name],
-        message: `Header values are at most ${MAX_HEADER_VALUE_CHARS} characters`,
-        input: value,
-      });
-    } else if (/[\r\n\0]/.test(value)) {
-      ctx.addIssue({
-        code: 'invalid_format',
-        format: 'regex',
-        path: [name],
-        message: 'Header values must not contain CR, LF or NUL',
-        input: value,
+        origin: 'object',
+        maximum: MAX_CUSTOM_HEADERS,
+        message: `At most ${MAX_CUSTOM_HEADERS} headers`,
+        input: names.length,
       });
     }
-  }
-});
+    for (const [name, value] of Object.entries(record)) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name)) {
+        ctx.addIssue({
+          code: 'invalid_format',
+          format: 'regex',
+          path: [name],
+          message: 'Header names are 1 to 100 printable ASCII characters without colon, space, CR or LF',
+          input: name,
+        });
+      } else if (RESERVED_HEADERS.has(lower) || RESERVED_HEADER_PREFIXES.some((p) => lower.startsWith(p))) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `${name} is set by the service and cannot be overridden`,
+          params: { code: 'reserved_header' },
+          input: name,
+        });
+      }
+      if (typeof value !== 'string') {
+        ctx.addIssue({
+          code: 'invalid_type',
+          expected: 'string',
+          path: [name],
+          message: 'Header values must be strings',
+          input: value,
+        });
+      } else if (value.length > MAX_HEADER_VALUE_CHARS) {
+        ctx.addIssue({
+          code: 'too_big',
+          origin: 'string',
+          maximum: MAX_HEADER_VALUE_CHARS,
+          path: [name],
+          message: `Header values are at most ${MAX_HEADER_VALUE_CHARS} characters`,
+          input: value,
+        });
+      } else if (/[\r\n\0]/.test(value)) {
+        ctx.addIssue({
+          code: 'invalid_format',
+          format: 'regex',
+          path: [name],
+          message: 'Header values must not contain CR, LF or NUL',
+          input: value,
+        });
+      }
+    }
+  }),
+);
 
 export const sendRequestSchema = z
   .object({
     // One recipient or a list; read as a list either way.
-    to: z.preprocess(
-      (v) => (v === undefined || Array.isArray(v) ? v : [v]),
+    to: z.pipe(
+      z.transform((v) => (v === undefined || Array.isArray(v) ? v : [v])),
       z
         .array(address)
-        .min(1, { message: 'to must name at least one recipient' })
-        .max(MAX_RECIPIENTS, { message: `At most ${MAX_RECIPIENTS} recipients per request` }),
+        .check(
+          z.minLength(1, { message: 'to must name at least one recipient' }),
+          z.maxLength(MAX_RECIPIENTS, { message: `At most ${MAX_RECIPIENTS} recipients per request` }),
+        ),
     ),
-    subject: subjectSchema.optional(),
-    body: z
-      .string()
-      .min(1, { message: 'body must not be empty' })
-      .max(MAX_TEMPLATE_CHARS, { message: `body must be at most ${MAX_TEMPLATE_CHARS} characters` })
-      .optional(),
-    template: z.uuid({ message: 'template must be a template id (UUID)' }).optional(),
-    from: address.optional(),
-    name: displayNameSchema.optional(),
-    subscribed: z.boolean().optional(),
-    data: z.unknown().optional(),
-    headers: headers.optional(),
-    reply: emailSchema.optional(),
-    attachments: z
-      .array(attachment)
-      .max(MAX_ATTACHMENTS, { message: `At most ${MAX_ATTACHMENTS} attachments` })
-      .optional(),
+    subject: z.optional(subjectSchema),
+    body: z.optional(
+      z.string().check(
+        z.minLength(1, { message: 'body must not be empty' }),
+        z.maxLength(MAX_TEMPLATE_CHARS, {
+          message: `body must be at most ${MAX_TEMPLATE_CHARS} characters`,
+        }),
+      ),
+    ),
+    template: z.optional(z.uuid({ message: 'template must be a template id (UUID)' })),
+    from: z.optional(address),
+    name: z.optional(displayNameSchema),
+    subscribed: z.optional(z.boolean()),
+    data: z.optional(z.unknown()),
+    headers: z.optional(headers),
+    reply: z.optional(emailSchema),
+    attachments: z.optional(
+      z
+        .array(attachment)
+        .check(z.maxLength(MAX_ATTACHMENTS, { message: `At most ${MAX_ATTACHMENTS} attachments` })),
+    ),
   })
-  .superRefine((body, ctx) => {
-    if (body.template === undefined) {
-      for (const field of ['subject', 'body'] as const) {
-        if (body[field] === undefined) {
-          ctx.addIssue({
-            code: 'invalid_type',
-            expected: 'string',
-            path: [field],
-            message: `${field} is required when no template is given`,
-            input: undefined,
-          });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.template === undefined) {
+        for (const field of ['subject', 'body'] as const) {
+          if (body[field] === undefined) {
+            ctx.addIssue({
+              code: 'invalid_type',
+              expected: 'string',
+              path: [field],
+              message: `${field} is required when no template is given`,
+              input: undefined,
+            });
+          }
         }
       }
-    }
-    const sizes = (body.attachments ?? []).map((a) => base64Size(a.content) ?? 0);
-    const total = sizes.reduce((sum, n) => sum + n, 0);
-    if (total > MAX_ATTACHMENT_BYTES) {
-      ctx.addIssue({
-        code: 'too_big',
-        origin: 'array',
-        maximum: MAX_ATTACHMENT_BYTES,
-        path: ['attachments'],
-        message: `Attachments may total at most ${MAX_ATTACHMENT_BYTES} bytes decoded`,
-        input: total,
-      });
-    }
-  });
+      const sizes = (body.attachments ?? []).map((a) => base64Size(a.content) ?? 0);
+      const total = sizes.reduce((sum, n) => sum + n, 0);
+      if (total > MAX_ATTACHMENT_BYTES) {
+        ctx.addIssue({
+          code: 'too_big',
+          origin: 'array',
+          maximum: MAX_ATTACHMENT_BYTES,
+          path: ['attachments'],
+          message: `Attachments may total at most ${MAX_ATTACHMENT_BYTES} bytes decoded`,
+          input: total,
+        });
+      }
+    }),
+  );
 
 export type SendRequest = z.infer<typeof sendRequestSchema>;
 export type Address = z.infer<typeof addressObject>;

@@ -1,5 +1,5 @@
 /** Input schemas of the subscription pages (`/v1/subscription/{token}`). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * The signed token of a link, as the path carries it. Its shape and signature are checked by the

@@ -1,5 +1,5 @@
 /** Input schemas of the template endpoints; handlers, tests and docs reuse them. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { flatBadRequest } from '../errors';
 import { parse } from '../http/validation';
@@ -16,34 +16,37 @@ export const MAX_TEMPLATE_BODY_BYTES = 256 * 1024;
 
 const NO_NEWLINE = /^[^\r\n]*$/;
 
-const name = z.string().trim().min(1, { message: 'name must not be empty' }).max(MAX_NAME_CHARS);
-const description = z.string().max(MAX_DESCRIPTION_CHARS);
+const name = z
+  .string()
+  .check(z.trim(), z.minLength(1, { message: 'name must not be empty' }), z.maxLength(MAX_NAME_CHARS));
+const description = z.string().check(z.maxLength(MAX_DESCRIPTION_CHARS));
 export const subjectSchema = z
   .string()
-  .min(1, { message: 'subject must not be empty' })
-  .max(MAX_SUBJECT_CHARS)
-  .regex(NO_NEWLINE, { message: 'subject must not contain newline characters' });
-const body = z
-  .string()
-  .min(1, { message: 'body must not be empty' })
-  .refine((s) => Buffer.byteLength(s) <= MAX_TEMPLATE_BODY_BYTES, {
+  .check(
+    z.minLength(1, { message: 'subject must not be empty' }),
+    z.maxLength(MAX_SUBJECT_CHARS),
+    z.regex(NO_NEWLINE, { message: 'subject must not contain newline characters' }),
+  );
+const body = z.string().check(
+  z.minLength(1, { message: 'body must not be empty' }),
+  z.refine((s) => Buffer.byteLength(s) <= MAX_TEMPLATE_BODY_BYTES, {
     message: `body must be at most ${MAX_TEMPLATE_BODY_BYTES} bytes`,
-  });
+  }),
+);
 /** A display name that can never break a header line. */
 export const displayNameSchema = z
   .string()
-  .max(256)
-  .regex(/^[^\r\n\0]*$/, { message: 'names must not contain line breaks' });
+  .check(z.maxLength(256), z.regex(/^[^\r\n\0]*$/, { message: 'names must not contain line breaks' }));
 
 export const createTemplateSchema = z.object({
   name,
-  description: description.nullish(),
+  description: z.nullish(description),
   subject: subjectSchema,
   body,
   from: emailSchema,
-  fromName: displayNameSchema.nullish(),
-  replyTo: emailSchema.nullish(),
-  type: templateTypeSchema.default('MARKETING'),
+  fromName: z.nullish(displayNameSchema),
+  replyTo: z.nullish(emailSchema),
+  type: z._default(templateTypeSchema, 'MARKETING'),
 });
 export type CreateTemplateInput = z.infer<typeof createTemplateSchema>;
 
@@ -67,55 +70,58 @@ export function parseCreateTemplate(raw: unknown): CreateTemplateInput {
 
 /** PATCH: any subset; null clears an optional field. */
 export const patchTemplateSchema = z.object({
-  name: name.optional(),
-  description: description.nullish(),
-  subject: subjectSchema.optional(),
-  body: body.optional(),
-  from: emailSchema.optional(),
-  fromName: displayNameSchema.nullish(),
-  replyTo: emailSchema.nullish(),
-  type: templateTypeSchema.optional(),
+  name: z.optional(name),
+  description: z.nullish(description),
+  subject: z.optional(subjectSchema),
+  body: z.optional(body),
+  from: z.optional(emailSchema),
+  fromName: z.nullish(displayNameSchema),
+  replyTo: z.nullish(emailSchema),
+  type: z.optional(templateTypeSchema),
 });
 export type PatchTemplateInput = z.infer<typeof patchTemplateSchema>;
 
 export const templateIdSchema = z.object({ id: z.uuid({ message: 'Template id must be a UUID' }) });
 
 const positiveInt = (field: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: `${field} must be a positive integer` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(1, { message: `${field} must be at least 1` }),
-    );
+  z.pipe(
+    z.pipe(
+      z.string().check(z.regex(/^\d+$/, { message: `${field} must be a positive integer` })),
+      z.transform(Number),
+    ),
+    z.number().check(z.int(), z.gte(1, { message: `${field} must be at least 1` })),
+  );
 
 export const TEMPLATE_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
 export type TemplateSort = (typeof TEMPLATE_SORTS)[number];
 
 export const listTemplatesQuerySchema = z.object({
-  page: positiveInt('page')
-    .optional()
-    .transform((n) => n ?? 1),
+  page: z.pipe(
+    z.optional(positiveInt('page')),
+    z.transform((n) => n ?? 1),
+  ),
   // Larger page sizes are clamped to 100, as cursor lists do.
-  pageSize: positiveInt('pageSize')
-    .transform((n) => Math.min(n, 100))
-    .optional()
-    .transform((n) => n ?? 20),
-  type: templateTypeSchema.optional(),
-  search: z.string().trim().max(200).optional(),
+  pageSize: z.pipe(
+    z.optional(
+      z.pipe(
+        positiveInt('pageSize'),
+        z.transform((n) => Math.min(n, 100)),
+      ),
+    ),
+    z.transform((n) => n ?? 20),
+  ),
+  type: z.optional(templateTypeSchema),
+  search: z.optional(z.string().check(z.trim(), z.maxLength(200))),
   // Unknown sort or direction values fall back to the defaults (spec), they are not errors.
-  sort: z
-    .string()
-    .optional()
-    .transform(
+  sort: z.pipe(
+    z.optional(z.string()),
+    z.transform(
       (s): TemplateSort => (TEMPLATE_SORTS.includes(s as TemplateSort) ? (s as TemplateSort) : 'createdAt'),
     ),
-  dir: z
-    .string()
-    .optional()
-    .transform((d): 'asc' | 'desc' => (d === 'asc' ? 'asc' : 'desc')),
+  ),
+  dir: z.pipe(
+    z.optional(z.string()),
+    z.transform((d): 'asc' | 'desc' => (d === 'asc' ? 'asc' : 'desc')),
+  ),
 });
 export type ListTemplatesQuery = z.infer<typeof listTemplatesQuerySchema>;

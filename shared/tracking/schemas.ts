@@ -1,14 +1,14 @@
 /** The `/v1/track` body (also `/events/track`); handlers, tests and docs reuse it. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { eventNameSchema } from '../events/names';
 
 export const trackSchema = z.object({
   email: emailSchema,
   event: eventNameSchema,
-  subscribed: z.boolean().optional(),
+  subscribed: z.optional(z.boolean()),
   /** Custom data (spec, Custom data): checked by `parseDataPatch`. */
-  data: z.unknown().optional(),
+  data: z.optional(z.unknown()),
 });
 
 export type TrackBody = z.infer<typeof trackSchema>;

@@ -1,5 +1,5 @@
 /** `POST /v1/verify` (secret key): checks one address and answers the Verification result. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';

@@ -5,7 +5,7 @@
  * the message's last attempt only.
  */
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   type ChunkSteps,
   chunkedJob,
@@ -18,7 +18,7 @@ import type { Deps, QueueMessage } from '../../../shared/ports';
 
 const countMessage = defineJobMessage({
   type: 'test.count',
-  schema: z.object({ type: z.literal('test.count'), jobId: z.string().min(1) }),
+  schema: z.object({ type: z.literal('test.count'), jobId: z.string().check(z.minLength(1)) }),
 });
 type CountMessage = z.infer<typeof countMessage.schema>;
 

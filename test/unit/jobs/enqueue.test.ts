@@ -4,7 +4,7 @@
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   defineJob,
   defineJobMessage,
@@ -23,9 +23,9 @@ const resize = defineJobMessage({
   type: 'image.resize',
   schema: z.object({
     type: z.literal('image.resize'),
-    projectId: z.string().min(1),
-    width: z.number().int().positive(),
-    mode: z.enum(['fit', 'fill']).default('fit'),
+    projectId: z.string().check(z.minLength(1)),
+    width: z.number().check(z.int(), z.positive()),
+    mode: z._default(z.enum(['fit', 'fill']), 'fit'),
   }),
 });
 

@@ -1,6 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineJob, jobsWorker } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
 

@@ -5,7 +5,7 @@
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineJob, jobsWorker } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
 
@@ -30,7 +30,7 @@ const step = defineJob({
   schema: z.object({
     type: z.literal('step'),
     id: z.string(),
-    mode: z.enum(['ok', 'throw', 'sync-throw', 'hang', 'slow-then-reject']).default('ok'),
+    mode: z._default(z.enum(['ok', 'throw', 'sync-throw', 'hang', 'slow-then-reject']), 'ok'),
   }),
   run: (_deps, m) => {
     ran.push(m.id);
