@@ -194,6 +194,35 @@ await measure(
   },
 );
 
+// What three dynamic segments on contact fields add to a contact write: the same call as above,
+// now entering two of them (plan, seats) while staying in the third (subscribed), and a write that
+// changes no membership. Their definitions are read once a minute per instance, not metered here.
+for (const [name, filter] of [
+  ['Pro plan', { field: 'data.plan', operator: 'equals', value: 'pro' }],
+  ['Teams', { field: 'data.seats', operator: 'greaterThan', value: 2 }],
+  ['Subscribed', { field: 'subscribed', operator: 'equals', value: true }],
+] as const) {
+  await call('POST', '/segments', { name, condition: { logic: 'AND', groups: [{ filters: [filter] }] } });
+}
+await rt.clock.advance(61);
+await settle();
+await measure(
+  'POST /v1/track, existing contact, new data, 3 dynamic segments (enters 2)',
+  () => track({ email: tracked, event: 'upgrade', data: { plan: 'pro', seats: 3 } }),
+  async () => {
+    tracked = email('track-seg');
+    await track({ email: tracked, event: 'signup' });
+  },
+);
+await measure(
+  'POST /v1/track, existing contact, new data, 3 dynamic segments (no change)',
+  () => track({ email: tracked, event: 'visit', data: { lastPage: '/pricing' } }),
+  async () => {
+    tracked = email('track-seg-same');
+    await track({ email: tracked, event: 'signup' });
+  },
+);
+
 // The tally's cost per event where it counts many at once: 100 events of 5 names tracked first
 // (their own writes unmetered), then one tally run, metered.
 const TALLIED = 100;

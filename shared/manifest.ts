@@ -268,6 +268,25 @@ const manifestData = {
       ],
     },
     {
+      name: 'segments',
+      handler: 'functions/http/segments/index.ts',
+      // Building a dynamic segment's membership (on create and on a condition change) is a job;
+      // static members may be created as contacts (`createMissing`), whose purges may be queued.
+      uses: ['table:read', 'table:write', 'queue'],
+      routes: [
+        { method: 'GET', path: '/segments' },
+        { method: 'POST', path: '/segments' },
+        { method: 'GET', path: '/segments/{id}' },
+        { method: 'PATCH', path: '/segments/{id}' },
+        { method: 'DELETE', path: '/segments/{id}' },
+        { method: 'GET', path: '/segments/{id}/contacts' },
+        { method: 'POST', path: '/segments/{id}/members' },
+        { method: 'DELETE', path: '/segments/{id}/members' },
+        { method: 'POST', path: '/segments/{id}/compute' },
+        { method: 'POST', path: '/segments/{id}/refresh' },
+      ],
+    },
+    {
       name: 'config',
       handler: 'functions/http/config/index.ts',
       memoryMb: 256,
@@ -340,6 +359,15 @@ const manifestData = {
       expression: 'rate(5 minutes)',
       description: 'Re-checks SES and DNS for every pending sender domain',
       uses: ['table:read', 'table:write', 'check-sender-domains', 'dns'],
+    },
+    {
+      name: 'segments-periodic',
+      handler: 'functions/schedules/segments/index.ts',
+      expression: 'rate(15 minutes)',
+      description:
+        'Re-evaluates segments whose membership drifts without contact writes, computes tracked segments',
+      // It reads the periodic list and each segment, and queues their work.
+      uses: ['table:read', 'queue'],
     },
   ],
 } as const satisfies Manifest;

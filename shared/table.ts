@@ -41,6 +41,14 @@
  * - sender domains: pending, all projects, least recently checked first (exception; sparse:
  *   only PENDING domains carry it) -> pendingDomains (DOMAINS#PENDING, <checkedAt>#<pid>#<id>)
  * - segments, campaigns, workflows: by id, all of a project -> pk P#<pid>, sk SEGMENT#|CAMPAIGN#|WORKFLOW#<id>
+ * - segment slug: unique in the project -> pk P#<pid>, sk SEGSLUG#<slug> (holds the segment id)
+ * - segment membership: a contact's segments -> pk P#<pid>#C#<cid>, sk SEG#<segmentId>
+ * - segment members: by segment, oldest contact first -> segmentMembers (P#<pid>#SEG#<segmentId>,
+ *   <contact createdAt>#<cid>)
+ * - segment snapshot (the member set stored by the last compute) -> pk P#<pid>#SEGSNAP#<segmentId>, sk <cid>
+ * - segments needing periodic work (tracked, time-relative or event-based conditions), all
+ *   projects (exception; sparse: only such segments carry it) -> periodicSegments
+ *   (SEGMENTS#PERIODIC, <pid>#<segmentId>)
  * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
  * - email records (one per recipient of a send): by id -> pk P#<pid>#MSG#<eid>, sk #MSG
  * - import jobs: by id (status, counts, checkpoint) -> pk P#<pid>#IMPORT#<jobId>, sk #JOB (TTL)
@@ -90,6 +98,10 @@ export const indexes = {
   eventsByName: 'gsi2',
   /** PENDING sender domains of every project, least recently checked first (sparse). */
   pendingDomains: 'gsi1',
+  /** Members of one segment, oldest contact first. */
+  segmentMembers: 'gsi1',
+  /** Segments of every project that the periodic segment job revisits (sparse). */
+  periodicSegments: 'gsi2',
 } as const satisfies Record<string, IndexName>;
 
 export type AccessIndex = keyof typeof indexes;
@@ -162,6 +174,22 @@ export const keys = {
     `${checkedAt}#${projectId}#${domainId}`,
   /** Prefixes of project-level definitions, which may reference fields, events and templates. */
   definitionPrefixes: { segment: 'SEGMENT#', campaign: 'CAMPAIGN#', workflow: 'WORKFLOW#' } as const,
+  segment: (projectId: string, segmentId: string) => ({ pk: P(projectId), sk: `SEGMENT#${segmentId}` }),
+  segmentSlug: (projectId: string, slug: string) => ({ pk: P(projectId), sk: `SEGSLUG#${slug}` }),
+  segmentMembership: (projectId: string, contactId: string, segmentId: string) => ({
+    pk: `${P(projectId)}#C#${contactId}`,
+    sk: `SEG#${segmentId}`,
+  }),
+  segmentMembershipPrefix: 'SEG#',
+  segmentMembersIndex: (projectId: string, segmentId: string) => `${P(projectId)}#SEG#${segmentId}`,
+  segmentSnapshotPartition: (projectId: string, segmentId: string) => `${P(projectId)}#SEGSNAP#${segmentId}`,
+  segmentSnapshot: (projectId: string, segmentId: string, contactId: string) => ({
+    pk: `${P(projectId)}#SEGSNAP#${segmentId}`,
+    sk: contactId,
+  }),
+  /** The few segments with periodic work, across projects: one partition suffices. */
+  periodicSegmentsIndex: 'SEGMENTS#PERIODIC',
+  periodicSegmentSort: (projectId: string, segmentId: string) => `${projectId}#${segmentId}`,
   field: (projectId: string, path: string) => ({ pk: P(projectId), sk: `FIELD#${path}` }),
   fieldPrefix: 'FIELD#',
   template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),

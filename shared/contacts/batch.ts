@@ -39,7 +39,7 @@ import {
   replaceContact,
   tagClaim,
 } from './repository';
-import { releaseClaim } from './service';
+import { countChange, releaseClaim } from './service';
 import { applyStatsDelta } from './stats';
 
 /** Bulk jobs read contacts by id as imports do. */
@@ -167,14 +167,19 @@ export async function importContacts(
       for (const event of p.current.pendingEvents ?? []) await emit(deps, event, { replay: true });
       return replaceContact(deps, projectId, p.record, p.current.version);
     });
+    const changes: [ContactRecord | undefined, ContactRecord][] = [];
     toWrite.forEach((p, i) => {
       if (!written[i]) retry.push(p.group);
       else if (p.kind === 'create' || p.kind === 'merge') {
         for (const [row, r] of p.counts) results.set(row, r);
-        if (p.kind === 'create') counted.add(undefined, p.record);
-        else if (p.record) counted.add(p.current, p.record);
+        if (p.kind === 'create') changes.push([undefined, p.record]);
+        else if (p.record) changes.push([p.current, p.record]);
       }
     });
+    // Counted into the chunk's one counter update; segment memberships follow each contact.
+    await mapLimit(changes, concurrency, ([before, after]) =>
+      countChange(deps, projectId, before, after, counted),
+    );
     pending = retry;
   }
   if (!counted.isEmpty) await applyStatsDelta(deps, projectId, counted);

@@ -69,6 +69,8 @@ export class StatsDelta {
   readonly coverage = new Map<string, number>();
   /** Leaf path -> value key -> change of the number of contacts with that value. */
   readonly values = new Map<string, Map<string, number>>();
+  /** Segment id -> change of its member count (shared/segments/membership.ts). */
+  readonly members = new Map<string, number>();
 
   /** Adds the change of one contact from `before` to `after` (either missing or a tombstone). */
   add(before: ContactRecord | undefined, after: ContactRecord | undefined): this {
@@ -99,7 +101,7 @@ export class StatsDelta {
   }
 
   get isEmpty(): boolean {
-    return !this.changesStats && this.values.size === 0;
+    return !this.changesStats && this.values.size === 0 && [...this.members.values()].every((n) => n === 0);
   }
 }
 

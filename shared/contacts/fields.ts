@@ -27,6 +27,7 @@ import {
   listFieldTypes,
   replaceContact,
 } from './repository';
+import { countChange } from './service';
 import { applyStatsDelta, readContactStats, readFieldValueCounts } from './stats';
 
 type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue'>;
@@ -263,7 +264,7 @@ async function stripContact(
       updatedAt: deps.clock.now().toISOString(),
     };
     if (await replaceContact(deps, projectId, next, current.version)) {
-      stripped.add(current, next);
+      await countChange(deps, projectId, current, next, stripped);
       return;
     }
     const fresh = await getContactRecord(deps, projectId, current.id);

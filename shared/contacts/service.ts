@@ -16,6 +16,7 @@ import { emit } from '../events/emit';
 import type { EventRecord } from '../events/repository';
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { syncContactSegments } from '../segments/membership';
 import { type StoreDeps, sleep } from '../store/store';
 import { decideClaim } from './claim';
 import { StatsDelta } from './contribution';
@@ -154,17 +155,19 @@ async function createWithId(
  * when a chunked job sums its chunk, else at once, and not at all when it changes nothing counted.
  */
 export async function countChange(
-  deps: ContactDeps,
+  deps: StoreDeps & Pick<Deps, 'clock' | 'queue'>,
   projectId: string,
   before: ContactRecord | undefined,
   after: ContactRecord | undefined,
   batch?: StatsDelta,
 ): Promise<void> {
+  const delta = batch ?? new StatsDelta();
+  await syncSegments(deps, projectId, before, after, delta);
   if (batch) {
     batch.add(before, after);
     return;
   }
-  const delta = new StatsDelta().add(before, after);
+  delta.add(before, after);
   if (delta.isEmpty) return;
   try {
     await applyStatsDelta(deps, projectId, delta);
@@ -181,6 +184,33 @@ export async function countChange(
         level: 'warn',
         message: 'Contact counters not updated; a recount is queued',
         projectId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+}
+
+/**
+ * The contact's segment memberships follow its change (shared/segments/membership.ts), their
+ * counts summed into `delta`. A failure leaves the contact written: its memberships are repaired
+ * by its next write, which compares with what is stored.
+ */
+async function syncSegments(
+  deps: StoreDeps & Pick<Deps, 'clock'>,
+  projectId: string,
+  before: ContactRecord | undefined,
+  after: ContactRecord | undefined,
+  delta: StatsDelta,
+): Promise<void> {
+  try {
+    await syncContactSegments(deps, projectId, before, after, delta.members);
+  } catch (error) {
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'Segment memberships not updated; the next write of the contact repairs them',
+        projectId,
+        contactId: (after ?? before)?.id,
         error: error instanceof Error ? error.message : String(error),
       }),
     );

@@ -19,6 +19,7 @@
  *
  * Reads for the API are eventually consistent, as the contacts index they stand in for is.
  */
+import { addMemberCounts } from '../segments/repository';
 import type { Item, StoreDeps } from '../store/store';
 import { keys } from '../table';
 import { type StatsDelta, TRACKED_VALUES, ValueSketch } from './contribution';
@@ -84,6 +85,7 @@ export async function applyStatsDelta(deps: StoreDeps, projectId: string, delta:
   const writes: Promise<void>[] = [];
   if (delta.changesStats) writes.push(addToStats(deps, projectId, delta));
   for (const [path, counts] of delta.values) writes.push(addToValues(deps, projectId, path, counts));
+  if (delta.members.size > 0) writes.push(addMemberCounts(deps, projectId, delta.members));
   const results = await Promise.allSettled(writes);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;

@@ -10,6 +10,7 @@ import * as bulk from '../bulk/jobs';
 import * as contacts from '../contacts/jobs';
 import * as events from '../events/jobs';
 import * as imports from '../imports/jobs';
+import * as segments from '../segments/jobs';
 import type { JobDef, Normalizer } from './registry';
 
 /** What a domain's `jobs.ts` exports. */
@@ -19,7 +20,9 @@ export interface DomainJobs {
 }
 
 /** The domains' job modules, by noun. */
-export const domainJobs = { bulk, contacts, events, imports } satisfies Readonly<Record<string, DomainJobs>>;
+export const domainJobs = { bulk, contacts, events, imports, segments } satisfies Readonly<
+  Record<string, DomainJobs>
+>;
 
 const modules: readonly DomainJobs[] = Object.values(domainJobs);
 

@@ -177,6 +177,40 @@ describe('declared ports', () => {
     await call('DELETE', '/events/login', 'DELETE /events/{eventName}');
     await rt.drain();
 
+    // segments (a build on create, a compute), static members, and the periodic segment job
+    const segment = await call('POST', '/segments', 'POST /segments', {
+      body: {
+        name: 'Ports',
+        trackMembership: true,
+        condition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
+        },
+      },
+    });
+    expect(segment.status).toBe(201);
+    const sid = segment.body.id as string;
+    await rt.drain();
+    await call('GET', '/segments', 'GET /segments');
+    await call('GET', `/segments/${sid}`, 'GET /segments/{id}');
+    await call('PATCH', `/segments/${sid}`, 'PATCH /segments/{id}', { body: { description: 'ports' } });
+    await call('GET', `/segments/${sid}/contacts`, 'GET /segments/{id}/contacts');
+    await call('POST', `/segments/${sid}/compute`, 'POST /segments/{id}/compute');
+    await call('POST', `/segments/${sid}/refresh`, 'POST /segments/{id}/refresh');
+    await rt.scheduler.runRecurring('segments-periodic');
+    const manual = await call('POST', '/segments', 'POST /segments', {
+      body: { name: 'Manual', type: 'STATIC' },
+    });
+    await call('POST', `/segments/${manual.body.id}/members`, 'POST /segments/{id}/members', {
+      body: { emails: [email, 'ports-member@ports.test'], createMissing: true },
+    });
+    await call('DELETE', `/segments/${manual.body.id}/members`, 'DELETE /segments/{id}/members', {
+      body: { emails: [email] },
+    });
+    await call('DELETE', `/segments/${manual.body.id}`, 'DELETE /segments/{id}');
+    await call('DELETE', `/segments/${sid}`, 'DELETE /segments/{id}');
+    await rt.drain();
+
     // domains, and the background check of the pending one
     const domain = await call('POST', '/domains', 'POST /domains', { body: { domain: 'ports-check.test' } });
     expect(domain.status).toBe(201);
