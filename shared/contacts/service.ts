@@ -16,7 +16,6 @@ import { emit } from '../events/emit';
 import type { EventRecord } from '../events/repository';
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
-import { syncContactSegments } from '../segments/membership';
 import { type StoreDeps, sleep } from '../store/store';
 import { decideClaim } from './claim';
 import { StatsDelta } from './contribution';
@@ -203,6 +202,9 @@ async function syncSegments(
   delta: StatsDelta,
 ): Promise<void> {
   try {
+    // Loaded on the first contact write, not when a function starts: a cold `/v1/track` that
+    // changes no contact never evaluates the condition engine.
+    const { syncContactSegments } = await import('../segments/membership');
     await syncContactSegments(deps, projectId, before, after, delta.members);
   } catch (error) {
     console.warn(

@@ -16,7 +16,14 @@ import { listContactPage } from '../contacts/repository';
 import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
 import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
-import { DEFINITIONS_TTL_MS, fieldTypesOf, type LiveSegment, liveSegment, readFacts } from './evaluation';
+import {
+  DEFINITIONS_TTL_MS,
+  fieldTypesOf,
+  type LiveSegment,
+  liveSegment,
+  needsPeriodicWork,
+  readFacts,
+} from './evaluation';
 import { applyEvaluation } from './membership';
 import {
   addMemberCounts,
@@ -24,7 +31,6 @@ import {
   getSegmentRecord,
   markSegment,
   membersAmong,
-  needsPeriodicWork,
   type SegmentRecord,
   setPeriodic,
 } from './repository';

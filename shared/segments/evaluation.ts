@@ -23,7 +23,7 @@ import type { FieldType } from '../contacts/data';
 import { type ContactRecord, listFieldTypes } from '../contacts/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
-import { listSegmentRecords, membershipsOf, type SegmentRecord } from './repository';
+import { listSegmentRecords, membershipsOf, type Segment, type SegmentRecord } from './repository';
 
 /** How long an instance trusts its copy of a project's segments: edits reach others within it. */
 export const DEFINITIONS_TTL_MS = 60_000;
@@ -190,4 +190,18 @@ export async function readFacts(
     segments.some((s) => s.needsSegments) ? membershipsOf(deps, projectId, contactId) : undefined,
   ]);
   return { ...(activity ? { activity } : {}), ...(memberships ? { memberships } : {}) };
+}
+
+/**
+ * Whether the periodic segment job visits the segment: tracked (compute on a schedule), a
+ * condition that drifts without contact writes (events, email activity, relative time), or a
+ * membership not yet built (a build lost to a crash is started again).
+ */
+export function needsPeriodicWork(
+  segment: Pick<Segment, 'type' | 'condition' | 'trackMembership' | 'builtAt'>,
+): boolean {
+  if (segment.type !== 'DYNAMIC' || !segment.condition) return false;
+  if (segment.trackMembership || !segment.builtAt) return true;
+  const facts = needsFacts(segment.condition);
+  return facts.events || facts.emails || usesRelativeTime(segment.condition);
 }

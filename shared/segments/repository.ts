@@ -13,7 +13,7 @@
  * - Snapshot: the member set stored by the last compute, one item per member in the segment's
  *   own partition; compute diffs it against the live membership.
  */
-import { type Condition, needsFacts, usesRelativeTime } from '../conditions';
+import type { Condition } from '../conditions';
 import type { EventRecord } from '../events/repository';
 import { encodeCursor, type Item, type Key, type StoreDeps } from '../store/store';
 import { indexEntry, keyAttributes, keys } from '../table';
@@ -70,20 +70,6 @@ function toItem(record: SegmentRecord, periodic: boolean): Item {
     entity: 'segment',
     ...record,
   };
-}
-
-/**
- * Whether the periodic segment job visits the segment: tracked (compute on a schedule), a
- * condition that drifts without contact writes (events, email activity, relative time), or a
- * membership not yet built (a build lost to a crash is started again).
- */
-export function needsPeriodicWork(
-  segment: Pick<Segment, 'type' | 'condition' | 'trackMembership' | 'builtAt'>,
-): boolean {
-  if (segment.type !== 'DYNAMIC' || !segment.condition) return false;
-  if (segment.trackMembership || !segment.builtAt) return true;
-  const facts = needsFacts(segment.condition);
-  return facts.events || facts.emails || usesRelativeTime(segment.condition);
 }
 
 /** Puts the segment on the periodic job's list or takes it off, if its version is still `version`. */

@@ -21,7 +21,7 @@ import type { Deps } from '../ports';
 import { sleep } from '../store/store';
 import { requestBuild } from './build';
 import { requestSegmentCleanup } from './cleanup';
-import { forgetProjectSegments } from './evaluation';
+import { forgetProjectSegments, needsPeriodicWork } from './evaluation';
 import {
   addMemberCounts,
   allMemberIds,
@@ -34,7 +34,6 @@ import {
   markSegment,
   memberCursorAt,
   memberIdPage,
-  needsPeriodicWork,
   putMembership,
   putNewSegment,
   readSnapshot,

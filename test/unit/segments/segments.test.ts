@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCondition } from '../../../shared/conditions';
-import { inDependencyOrder, liveSegment } from '../../../shared/segments/evaluation';
-import { needsPeriodicWork } from '../../../shared/segments/repository';
+import { inDependencyOrder, liveSegment, needsPeriodicWork } from '../../../shared/segments/evaluation';
+
 import { slugOf } from '../../../shared/segments/service';
 
 const cond = (field: string, operator: string, value?: unknown, unit?: string) =>
