@@ -87,13 +87,46 @@ export async function composeEmail(
   recipient: Recipient,
   ids: EmailIds,
 ): Promise<ComposedEmail | SettledEmail> {
-  const { to, contact } = recipient;
+  const { contact } = recipient;
   const now = deps.clock.now();
-  const record: EmailRecord = {
-    id: ids.email,
+  const record = newEmailRecord(projectId, content, recipient, ids.email, now);
+  const entry = { contact: { id: contact.id, email: contact.email }, email: record.id };
+
+  if (content.type !== 'TRANSACTIONAL' && !contact.subscribed) {
+    await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'unsubscribed' });
+    return { ...entry, status: 'skipped', reason: 'unsubscribed' };
+  }
+
+  const message = await renderMessage(projectId, content, recipient, now);
+  if (!message.ok) {
+    const failure = { reason: message.reason, message: message.message, eventId: ids.failedEvent };
+    return recordFailure(deps, { ...record, subject: message.subject }, failure, entry);
+  }
+  return {
+    status: 'composed',
+    record: { ...record, subject: message.subject },
+    raw: message.raw,
+    contact: entry.contact,
+    ids,
+  };
+}
+
+/**
+ * The record of one recipient's email as it is first written: status SENDING, subject not yet
+ * rendered. `composeEmail` settles or completes it; a campaign claims its recipient with it.
+ */
+export function newEmailRecord(
+  projectId: string,
+  content: EmailContent,
+  recipient: Recipient,
+  emailId: string,
+  now: Date,
+): EmailRecord {
+  return {
+    id: emailId,
     projectId,
-    contactId: contact.id,
-    to: to.email,
+    contactId: recipient.contact.id,
+    to: recipient.to.email,
     from: content.from.email,
     fromName: content.from.name ?? null,
     replyTo: content.replyTo,
@@ -108,13 +141,33 @@ export async function composeEmail(
     sentAt: null,
     updatedAt: now.toISOString(),
   };
-  const entry = { contact: { id: contact.id, email: contact.email }, email: record.id };
+}
 
-  if (content.type !== 'TRANSACTIONAL' && !contact.subscribed) {
-    await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'unsubscribed' });
-    return { ...entry, status: 'skipped', reason: 'unsubscribed' };
-  }
+/** One recipient's message as the provider gets it, or why it cannot be made. */
+export type RenderedMessage =
+  | { readonly ok: true; readonly subject: string; readonly raw: Buffer }
+  | {
+      readonly ok: false;
+      /** What was rendered of the subject before the failure ('' when the subject failed). */
+      readonly subject: string;
+      readonly reason: 'RENDER_ERROR' | 'MESSAGE_TOO_LARGE';
+      readonly message: string;
+    };
 
+/**
+ * Renders one recipient's message: subject, body with the footer and list headers of the
+ * content's type (MARKETING: footer unless the body links to `unsubscribeUrl`, and the
+ * List-Unsubscribe headers; HEADLESS: the headers only; TRANSACTIONAL: neither), plain text and
+ * MIME. Pure: it writes nothing and applies no subscription rule (`composeEmail` does both), so a
+ * campaign can claim the email first and a test send can mail an address that is no contact.
+ */
+export async function renderMessage(
+  projectId: string,
+  content: EmailContent,
+  recipient: Recipient,
+  now: Date,
+): Promise<RenderedMessage> {
+  const { to, contact } = recipient;
   const links = subscriptionLinks(content.links, projectId, contact.id);
   const variables = templateVariables({
     data: recipient.data ? mergeForRender(contact.data, recipient.data) : contact.data,
@@ -124,8 +177,6 @@ export async function composeEmail(
   });
   let subject = '';
   let raw: Buffer;
-  const failed = (reason: string, message: string) =>
-    recordFailure(deps, { ...record, subject }, { reason, message, eventId: ids.failedEvent }, entry);
   try {
     subject = await renderSubject(content.subject, variables);
     const footer = content.type === 'MARKETING' && !content.bodyHasUnsubscribeLink;
@@ -144,11 +195,11 @@ export async function composeEmail(
     });
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
-    return failed('RENDER_ERROR', error.message);
+    return { ok: false, subject, reason: 'RENDER_ERROR', message: error.message };
   }
   if (raw.length > MAX_MESSAGE_BYTES)
-    return failed('MESSAGE_TOO_LARGE', `The message is ${raw.length} bytes`);
-  return { status: 'composed', record: { ...record, subject }, raw, contact: entry.contact, ids };
+    return { ok: false, subject, reason: 'MESSAGE_TOO_LARGE', message: `The message is ${raw.length} bytes` };
+  return { ok: true, subject, raw };
 }
 
 /** What is derived once per content: the body's outputs and its text template (see text-template.ts). */

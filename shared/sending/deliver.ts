@@ -11,7 +11,13 @@ import type { Deps, RawEmail } from '../ports';
 import { sleep } from '../store/store';
 import type { ComposedEmail } from './compose';
 import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail, sentEvent } from './outcomes';
-import { getEmailRecord, putEmailRecord, updateEmailRecord } from './repository';
+import {
+  claimEmailRecord,
+  getEmailRecord,
+  putEmailRecord,
+  releaseEmailRecord,
+  updateEmailRecord,
+} from './repository';
 
 export type DeliverDeps = OutcomeDeps & Pick<Deps, 'mailer'>;
 
@@ -28,6 +34,28 @@ export interface DeliveryPolicy {
   readonly backoffMs?: number;
 }
 
+/** How a caller that claims its recipients (a campaign's fan-out) has `deliverEmail` behave. */
+export interface DeliverOptions {
+  /**
+   * The record's first write is a claim: it is written only when the email has no record yet,
+   * and when it has one (an earlier attempt claimed it), nothing is sent and undefined is
+   * answered. @default false (the record is written whatever is there)
+   */
+  readonly claim?: boolean;
+  /**
+   * When the provider still asks to retry (throttling, its own faults) after the policy's
+   * attempts, give the claim back (the record, still SENDING, is deleted) and throw the
+   * `RetryableSendError` instead of settling the email as failed, so that the caller can try it
+   * again later. @default false
+   */
+  readonly releaseWhenRetryable?: boolean;
+  /**
+   * Called once the record is written (the claim held), just before the provider call: a caller
+   * that paces its sends waits there for its turn. @default none
+   */
+  readonly beforeSend?: () => Promise<void>;
+}
+
 /**
  * Writes the record, calls the provider and settles the email: `sent` (record SENT, `email.sent`)
  * or `failed` (record FAILED, `email.failed`) once the provider refuses or the policy's retries
@@ -37,19 +65,41 @@ export async function deliverEmail(
   deps: DeliverDeps,
   composed: ComposedEmail,
   policy: DeliveryPolicy,
-): Promise<SentEmail> {
+): Promise<SentEmail>;
+export async function deliverEmail(
+  deps: DeliverDeps,
+  composed: ComposedEmail,
+  policy: DeliveryPolicy,
+  options: DeliverOptions,
+): Promise<SentEmail | undefined>;
+export async function deliverEmail(
+  deps: DeliverDeps,
+  composed: ComposedEmail,
+  policy: DeliveryPolicy,
+  options: DeliverOptions = {},
+): Promise<SentEmail | undefined> {
   const { record, ids } = composed;
   const entry = { contact: composed.contact, email: record.id };
-  await putEmailRecord(deps, record);
+  if (!options.claim) await putEmailRecord(deps, record);
+  else if (!(await claimEmailRecord(deps, record))) return undefined;
+  await options.beforeSend?.();
   let messageId: string;
   try {
     ({ messageId } = await sendWithRetry(deps, policy, {
       from: record.from,
       to: [record.to],
       raw: composed.raw,
-      tags: { projectId: record.projectId, emailId: record.id },
+      tags: {
+        projectId: record.projectId,
+        emailId: record.id,
+        ...(record.campaignId ? { campaignId: record.campaignId } : {}),
+      },
     }));
   } catch (error) {
+    if (options.releaseWhenRetryable && error instanceof RetryableSendError) {
+      await releaseEmailRecord(deps, record.projectId, record.id);
+      throw error;
+    }
     const failure = {
       reason: sendFailureReason(error),
       message: (error as Error).message,

@@ -56,8 +56,37 @@ export function sentEvent(
       subject: record.subject,
       from: record.from,
       templateId: record.templateId,
+      ...campaignOf(record),
     },
     createdAt: sent.at,
+  };
+}
+
+/** `campaignId` in event data, for a campaign's email only. */
+const campaignOf = (record: EmailRecord) => (record.campaignId ? { campaignId: record.campaignId } : {});
+
+/** The `email.failed` event of a record that failed at `at` (its `updatedAt` once settled). */
+export function failedEvent(
+  record: EmailRecord,
+  eventId: string,
+  failure: { readonly reason: string; readonly message: string; readonly at: string },
+): EventRecord {
+  return {
+    id: eventId,
+    projectId: record.projectId,
+    contactId: record.contactId,
+    email: record.to,
+    name: EMAIL_FAILED,
+    data: {
+      emailId: record.id,
+      subject: record.subject,
+      from: record.from,
+      templateId: record.templateId,
+      ...campaignOf(record),
+      reason: failure.reason,
+      error: failure.message,
+    },
+    createdAt: failure.at,
   };
 }
 
@@ -84,21 +113,6 @@ export async function recordFailure(
   } else {
     await putEmailRecord(deps, { ...record, status: 'FAILED', reason, error: message, updatedAt: at });
   }
-  await emit(deps, {
-    id: failure.eventId,
-    projectId: record.projectId,
-    contactId: record.contactId,
-    email: record.to,
-    name: EMAIL_FAILED,
-    data: {
-      emailId: record.id,
-      subject: record.subject,
-      from: record.from,
-      templateId: record.templateId,
-      reason,
-      error: message,
-    },
-    createdAt: at,
-  });
+  await emit(deps, failedEvent(record, failure.eventId, { reason, message, at }));
   return { ...entry, status: 'failed', reason, error: message };
 }

@@ -34,6 +34,10 @@ export interface EmailRecord {
   readonly createdAt: string;
   readonly sentAt: string | null;
   readonly updatedAt: string;
+  /** The campaign that sent it (campaign emails only). */
+  readonly campaignId?: string;
+  /** The fan-out batch that claimed it (campaign emails only): counted with that batch alone. */
+  readonly campaignBatch?: number;
 }
 
 export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<void> {
@@ -43,6 +47,27 @@ export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Prom
       entity: 'email',
       ...record,
     },
+  });
+}
+
+/**
+ * Writes the record only if the email has none yet (a campaign's claim on its recipient): false
+ * when it has one, which then stays as it is.
+ */
+export async function claimEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<boolean> {
+  return deps.store.writeIf({
+    put: { ...keys.emailMessage(record.projectId, record.id), entity: 'email', ...record },
+    if: 'attribute_not_exists(pk)',
+  });
+}
+
+/** Deletes a record that is still SENDING (a claim given back: the provider refused to take it yet). */
+export async function releaseEmailRecord(deps: StoreDeps, projectId: string, emailId: string) {
+  return deps.store.writeIf({
+    delete: keys.emailMessage(projectId, emailId),
+    if: '#status = :sending',
+    names: { '#status': 'status' },
+    values: { ':sending': 'SENDING' },
   });
 }
 
@@ -68,8 +93,9 @@ export async function getEmailRecord(
   deps: StoreDeps,
   projectId: string,
   emailId: string,
+  options: { readonly consistent?: boolean } = {},
 ): Promise<EmailRecord | undefined> {
-  const item = await deps.store.get(keys.emailMessage(projectId, emailId));
+  const item = await deps.store.get(keys.emailMessage(projectId, emailId), options);
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
   return record as unknown as EmailRecord;
