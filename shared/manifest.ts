@@ -287,6 +287,25 @@ const manifestData = {
       ],
     },
     {
+      name: 'campaigns',
+      handler: 'functions/http/campaigns/index.ts',
+      // Sending now queues the fan-out; sending later is a one-off schedule (deleted on cancel);
+      // a test send mails one address with signed subscription links.
+      uses: ['table:read', 'table:write', 'queue', 'scheduler', 'mailer', 'sign-links'],
+      routes: [
+        { method: 'GET', path: '/campaigns' },
+        { method: 'POST', path: '/campaigns' },
+        { method: 'GET', path: '/campaigns/{id}' },
+        { method: 'PUT', path: '/campaigns/{id}' },
+        { method: 'DELETE', path: '/campaigns/{id}' },
+        { method: 'POST', path: '/campaigns/{id}/duplicate' },
+        { method: 'POST', path: '/campaigns/{id}/send' },
+        { method: 'POST', path: '/campaigns/{id}/cancel' },
+        { method: 'POST', path: '/campaigns/{id}/test' },
+        { method: 'GET', path: '/campaigns/{id}/stats' },
+      ],
+    },
+    {
       name: 'config',
       handler: 'functions/http/config/index.ts',
       memoryMb: 256,
@@ -348,8 +367,9 @@ const manifestData = {
       timeoutSeconds: 300,
       visibilityTimeoutSeconds: 1800,
       // Imports read the uploaded files; large jobs continue in follow-up messages, and deleting
-      // contacts (bulk delete, purges met on the way) queues their purges.
-      uses: ['table:read', 'table:write', 'queue', 'blobs'],
+      // contacts (bulk delete, purges met on the way) queues their purges. A campaign's fan-out
+      // mails its audience with signed subscription links.
+      uses: ['table:read', 'table:write', 'queue', 'blobs', 'mailer', 'sign-links'],
     },
   ],
   schedules: [

@@ -49,6 +49,9 @@
  * - segments needing periodic work (tracked, time-relative or event-based conditions), all
  *   projects (exception; sparse: only such segments carry it) -> periodicSegments
  *   (SEGMENTS#PERIODIC, <pid>#<segmentId>)
+ * - campaign run (fan-out position, recipients' outcome counters) -> pk P#<pid>#CAMPAIGN#<cid>, sk #RUN
+ * - SES send-rate windows, shared by every project (exception: the rate is the account's) ->
+ *   pk SENDRATE#<epoch second>, sk #RATE (TTL)
  * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
  * - email records (one per recipient of a send): by id -> pk P#<pid>#MSG#<eid>, sk #MSG
  * - import jobs: by id (status, counts, checkpoint) -> pk P#<pid>#IMPORT#<jobId>, sk #JOB (TTL)
@@ -192,6 +195,13 @@ export const keys = {
   periodicSegmentSort: (projectId: string, segmentId: string) => `${projectId}#${segmentId}`,
   field: (projectId: string, path: string) => ({ pk: P(projectId), sk: `FIELD#${path}` }),
   fieldPrefix: 'FIELD#',
+  campaign: (projectId: string, campaignId: string) => ({ pk: P(projectId), sk: `CAMPAIGN#${campaignId}` }),
+  campaignRun: (projectId: string, campaignId: string) => ({
+    pk: `${P(projectId)}#CAMPAIGN#${campaignId}`,
+    sk: '#RUN',
+  }),
+  /** One second of the account's SES send rate (shared/campaigns/send-rate.ts). */
+  sendRateWindow: (second: number) => ({ pk: `SENDRATE#${second}`, sk: '#RATE' }),
   template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),
   templatePrefix: 'TEMPLATE#',
   emailMessage: (projectId: string, emailId: string) => ({

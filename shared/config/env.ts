@@ -18,6 +18,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z._default(z.coerce.number().check(z.int(), z.positive()), 1000),
   /** How long an Idempotency-Key is remembered. */
   IDEMPOTENCY_TTL_HOURS: z._default(z.coerce.number().check(z.positive()), 24),
+  /**
+   * Messages per second Sesame hands to SES at most, across every worker (the account's SES
+   * maximum send rate; a new production account's is 14, the default). Campaign fan-outs share it.
+   */
+  SES_MAX_SEND_RATE: z.optional(z.coerce.number().check(z.positive())),
   /** Stripe secret key; billing is off without it. */
   STRIPE_SECRET_KEY: z.optional(z.string().check(z.minLength(1))),
   SIGNUP_ENABLED: bool,
@@ -56,6 +61,8 @@ export function literalSecret(value: string | undefined): SecretLoader {
 export interface AppConfig {
   readonly rateLimitPerMinute: number;
   readonly idempotencyTtlSeconds: number;
+  /** See SES_MAX_SEND_RATE. */
+  readonly sesMaxSendRate: number;
   readonly billingEnabled: boolean;
   readonly signupEnabled: boolean;
   readonly storageEnabled: boolean;
@@ -73,6 +80,7 @@ export function toAppConfig(env: Env): AppConfig {
   return {
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlSeconds: Math.round(env.IDEMPOTENCY_TTL_HOURS * 3600),
+    sesMaxSendRate: env.SES_MAX_SEND_RATE ?? 14,
     billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
     storageEnabled: env.UPLOAD_BUCKET !== undefined,

@@ -7,6 +7,7 @@
  * in `allJobs` with the very schema it was enqueued with.
  */
 import * as bulk from '../bulk/jobs';
+import * as campaigns from '../campaigns/jobs';
 import * as contacts from '../contacts/jobs';
 import * as events from '../events/jobs';
 import * as imports from '../imports/jobs';
@@ -20,7 +21,7 @@ export interface DomainJobs {
 }
 
 /** The domains' job modules, by noun. */
-export const domainJobs = { bulk, contacts, events, imports, segments } satisfies Readonly<
+export const domainJobs = { bulk, campaigns, contacts, events, imports, segments } satisfies Readonly<
   Record<string, DomainJobs>
 >;
 

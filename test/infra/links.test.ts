@@ -86,8 +86,9 @@ describe('link-signing key', () => {
 
   it('is read at run time only by the functions granted sign-links, by parameter name', () => {
     const granted = signers();
-    // The public group signs links (/v1/send) and checks them (the subscription pages).
-    expect(granted).toEqual(['HttpPublic']);
+    // The public group signs links (/v1/send) and checks them (the subscription pages); the
+    // campaigns group signs them in test sends, and the jobs worker in campaign fan-outs.
+    expect([...granted].sort()).toEqual(['HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
     // The variable CDK sets is the one the runtime's environment schema reads.
     expect(Object.keys(envSchema.shape)).toContain(LINK_SIGNING_SECRET_PARAMETER_VAR);
     const readers = new Set<string>();

@@ -498,9 +498,9 @@ describe('IAM', () => {
         [...authorizer].filter((a) => a.startsWith(prefix)),
         prefix,
       ).toEqual([]);
-    // Only the functions that send mail may.
+    // Only the functions that send mail may: /v1/send, campaign test sends and fan-outs.
     const senders = [...stateless.functions.keys()].filter((id) => actionsOf(id).has('ses:SendRawEmail'));
-    expect(senders).toEqual(['HttpPublic']);
+    expect([...senders].sort()).toEqual(['HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
   });
 
   it('scopes sender-domain rights to SES identities and UPSERTs of the records Sesame publishes', () => {

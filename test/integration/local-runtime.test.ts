@@ -209,10 +209,11 @@ describe('local runtime restarts and overrides', () => {
     expect(jobs.queue).toBe(runtime.deps.queue);
     expect(jobs.blobs).toBe(runtime.deps.blobs);
     expect(jobs.store).toBe(runtime.deps.store);
+    expect(jobs.mailer).toBe(runtime.deps.mailer);
     // Not declared by the jobs queue: refused, naming the declaration.
-    expect(() =>
-      jobs.mailer.sendRaw({ from: 'a@example.com', to: ['b@example.org'], raw: new Uint8Array() }),
-    ).toThrow(/queue function jobs called deps\.mailer\.sendRaw but does not declare 'mailer'/);
+    expect(() => jobs.dns.resolve('example.org', 'MX')).toThrow(
+      /queue function jobs called deps\.dns\.resolve but does not declare 'dns'/,
+    );
     const check = given['domain-check']!;
     expect(() => check.queue.send('jobs', { type: 'field.strip' })).toThrow(UndeclaredPortError);
     expect(check.dns).toBe(runtime.deps.dns);

@@ -3,7 +3,13 @@
  * job list is derived from the domains' job modules (`shared/jobs/catalog.ts`); nothing is listed
  * here. The jobs get only the ports the manifest's `jobs` queue declares it uses.
  */
-import { dynamoStore, s3Blobs, sqsQueue } from '../../../shared/composition/aws-wiring';
+import {
+  dynamoStore,
+  s3Blobs,
+  sesMailer,
+  sqsQueue,
+  ssmLinkSigningSecret,
+} from '../../../shared/composition/aws-wiring';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
 import { allJobs, allNormalizers } from '../../../shared/jobs/catalog';
@@ -22,5 +28,11 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'queue',
   name: 'jobs',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, queue: sqsQueue, blobs: s3Blobs },
+  wiring: {
+    store: dynamoStore,
+    queue: sqsQueue,
+    blobs: s3Blobs,
+    mailer: sesMailer,
+    linkSigningSecret: ssmLinkSigningSecret,
+  },
 });

@@ -219,6 +219,37 @@ describe('declared ports', () => {
     await rt.scheduler.runRecurring('domain-check');
     await call('DELETE', `/domains/${domain.body.id}`, 'DELETE /domains/{id}');
 
+    // campaigns: a draft replaced, test-sent (mail, signed links), scheduled (a one-off
+    // schedule) and cancelled, then sent now (the fan-out mails the project's contacts with
+    // signed links), its stats, a copy and the copy's deletion
+    const draft = {
+      name: 'Ports',
+      subject: 'Hi',
+      body: '<p>Hi</p>',
+      from: `news@${rt.senderDomain}`,
+      audienceType: 'ALL',
+      type: 'TRANSACTIONAL',
+    };
+    const campaign = await call('POST', '/campaigns', 'POST /campaigns', { body: draft });
+    expect(campaign.status).toBe(201);
+    const cid = campaign.body.data.id as string;
+    await call('GET', '/campaigns', 'GET /campaigns');
+    await call('GET', `/campaigns/${cid}`, 'GET /campaigns/{id}');
+    await call('PUT', `/campaigns/${cid}`, 'PUT /campaigns/{id}', { body: { ...draft, name: 'Ports 2' } });
+    await call('POST', `/campaigns/${cid}/test`, 'POST /campaigns/{id}/test', { body: { email } });
+    const later = new Date(rt.deps.clock.now().getTime() + 3_600_000).toISOString();
+    await call('POST', `/campaigns/${cid}/send`, 'POST /campaigns/{id}/send', {
+      body: { scheduledFor: later },
+    });
+    await call('POST', `/campaigns/${cid}/cancel`, 'POST /campaigns/{id}/cancel');
+    const sending = await call('POST', `/campaigns/${cid}/send`, 'POST /campaigns/{id}/send');
+    expect(sending.body.data.status).toBe('SENDING');
+    await rt.drain();
+    const stats = await call('GET', `/campaigns/${cid}/stats`, 'GET /campaigns/{id}/stats');
+    expect(stats.body.data.sentCount).toBeGreaterThan(0);
+    const campaignCopy = await call('POST', `/campaigns/${cid}/duplicate`, 'POST /campaigns/{id}/duplicate');
+    await call('DELETE', `/campaigns/${campaignCopy.body.id}`, 'DELETE /campaigns/{id}');
+
     // An upsert over a deleted contact whose purge has not run yet queues its purge: a track
     // (the track group) and a send (the public group).
     const recipient = 'ports-send@ports.test';

@@ -1,0 +1,284 @@
+/**
+ * `npm run bench:campaign`: a campaign's fan-out in an in-process local runtime, through HTTP.
+ *
+ * 1. Throughput: 10,000 subscribed contacts (CAMPAIGN_RECIPIENTS; written fast and unmetered, as
+ *    the repository writes them), an ALL campaign of a ~5 KB MARKETING template with five
+ *    variables (bench/content.ts's), SES_MAX_SEND_RATE raised out of the way: recipients a second
+ *    from the send request to SENT, and the process's CPU per recipient (dynalite included).
+ * 2. Capacity: the same send to METERED_RECIPIENTS (2,000) contacts of another project with the
+ *    capacity meter on (bench/capacity.ts: every write's table and index units, failed
+ *    conditions, reads as the engine reports them): DynamoDB units per recipient, by item.
+ * 3. Render + MIME: CPU per recipient of `renderMessage` (the fan-out's per-recipient rendering:
+ *    subject, body, footer, text, MIME) for the same content.
+ * 4. Rate: a runtime with SES_MAX_SEND_RATE=50 and RATE_RECIPIENTS (750) recipients: the
+ *    achieved rate, from the times the mail sink received the messages.
+ *
+ * Goals (PASS/MISS): at most 5 write units per recipient; at most 0.4 ms CPU per recipient for
+ * render + MIME; at 50 a second, an achieved rate within 5% of 50 and never above it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { campaignContent } from '../shared/campaigns/content';
+import { type ContactRecord, toItem } from '../shared/contacts/repository';
+import { seedVerifiedDomain } from '../shared/domains/repository';
+import { fastTimings, type LocalRuntime, startLocal } from '../shared/local/runtime';
+import { createProject } from '../shared/projects/repository';
+import { renderMessage } from '../shared/sending/compose';
+import { keys } from '../shared/table';
+import { meterCapacity, type WriteRecord } from './capacity';
+
+const RECIPIENTS = Number(process.env.CAMPAIGN_RECIPIENTS ?? 10_000);
+const METERED = Number(process.env.METERED_RECIPIENTS ?? 2_000);
+const RATE_RECIPIENTS = Number(process.env.RATE_RECIPIENTS ?? 750);
+const RATE = 50;
+const quiet = { info: () => {}, warn: () => {}, error: console.error };
+
+// bench/content.ts's template: ~5 KB of marketing HTML, five variables.
+const paragraph =
+  '<p style="margin:0 0 16px;font-family:Arial,sans-serif;font-size:15px;line-height:22px;color:#111827">' +
+  'Our spring collection is here, with new colours, lighter fabrics and the fit you asked for. ' +
+  'Free shipping on every order this week, and returns are always free.</p>\n';
+let body =
+  '<html><head><style>p{margin:0}</style></head><body>\n<h2>Spring is here</h2>\n' +
+  '<p>Hi {{first name ?? there}},</p>\n<p>Your member tier is {{tier}} and you have {{points}} points.</p>\n';
+while (body.length < 4700) body += paragraph;
+body +=
+  '<p>Your code: {{code}}. <a href="https://shop.example.com/r?c={{code}}">Shop now</a></p>\n' +
+  '<p>Sent to {{email}}.</p>\n</body></html>';
+const subject = '{{first name ?? Hello}}, spring is here';
+
+const dataOf = (i: number) => ({
+  'first name': `Ann${i}`,
+  tier: i % 2 ? 'gold' : 'silver',
+  points: 1000 + i,
+  code: `SPRING${i}`,
+});
+
+async function runtime(rate: number) {
+  const rt = await startLocal({
+    port: 0,
+    timings: fastTimings,
+    recurringSchedules: false,
+    logger: quiet,
+    env: { SES_MAX_SEND_RATE: String(rate) },
+  });
+  // Writes made by queue workers run in this context (for the meter's phases).
+  const phase = new AsyncLocalStorage<string>();
+  type Worker = (event: SQSEvent) => Promise<unknown>;
+  const queues = (rt.queue as unknown as { queues: Map<string, { worker?: Worker }> }).queues;
+  for (const q of queues.values()) {
+    const worker = q.worker;
+    if (worker) q.worker = (event) => phase.run('jobs', () => worker(event));
+  }
+  return { rt, phase };
+}
+
+/** A project with its own verified domain and `n` subscribed contacts, written unmetered. */
+async function project(rt: LocalRuntime, tag: string, n: number) {
+  const { project: p, secretKey } = await createProject(rt.deps, { name: tag });
+  const domain = `${tag}.bench.example.org`;
+  await seedVerifiedDomain(rt.deps, p.id, domain);
+  const { db, tableName } = rt.dynamo;
+  const base = Date.now() - n - 60_000;
+  let batch: Record<string, unknown>[] = [];
+  const flush = async () => {
+    let pending = batch.map((Item) => ({ PutRequest: { Item } }));
+    batch = [];
+    while (pending.length > 0) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const email = `reader${i}@${tag}.bench.example.org`;
+    const at = new Date(base + i).toISOString();
+    const c: ContactRecord = {
+      id: randomUUID(),
+      email,
+      emailLower: email,
+      subscribed: true,
+      snoozedUntil: null,
+      data: dataOf(i),
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    batch.push(
+      { ...keys.emailClaim(p.id, email), entity: 'emailClaim', contactId: c.id, email },
+      toItem(p.id, c),
+    );
+    if (batch.length >= 24) await flush();
+  }
+  await flush();
+  const call = async (method: string, path: string, json?: unknown) => {
+    const res = await fetch(`${rt.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const out = (await res.json()) as Record<string, unknown>;
+    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
+    return out;
+  };
+  return { id: p.id, from: `news@${domain}`, call };
+}
+
+type Project = Awaited<ReturnType<typeof project>>;
+
+/** Sends an ALL campaign of the bench template now; resolves when it is SENT, with the time taken. */
+async function sendCampaign(p: Project) {
+  const created = await p.call('POST', '/campaigns', {
+    name: 'Spring',
+    subject,
+    body,
+    from: p.from,
+    fromName: 'Shop Team',
+    audienceType: 'ALL',
+  });
+  const id = (created.data as { id: string }).id;
+  const start = performance.now();
+  await p.call('POST', `/campaigns/${id}/send`, {});
+  for (;;) {
+    const c = (await p.call('GET', `/campaigns/${id}`)) as { status: string; sentCount: number };
+    if (c.status === 'SENT') return { id, ms: performance.now() - start, campaign: c };
+    if (performance.now() - start > 600_000)
+      throw new Error(`Not sent after 10 minutes: ${JSON.stringify(c)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const results: { goal: string; value: string; pass: boolean | undefined }[] = [];
+const report = (goal: string, value: string, pass?: boolean) => {
+  results.push({ goal, value, pass });
+  console.log(`${pass === undefined ? '    ' : pass ? 'PASS' : 'MISS'}  ${goal}: ${value}`);
+};
+
+// 1 and 2: throughput, then capacity.
+{
+  const { rt, phase } = await runtime(1_000_000);
+  const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
+  let metering = false;
+  // Unmetered unless metering: the meter's own reads would slow the throughput run.
+  const queues = (
+    rt.queue as unknown as { queues: Map<string, { worker?: (e: SQSEvent) => Promise<unknown> }> }
+  ).queues;
+  for (const q of queues.values()) {
+    const worker = q.worker;
+    if (worker) q.worker = (event) => (metering ? worker(event) : meter.unmetered(() => worker(event)));
+  }
+  console.log(`seeding ${RECIPIENTS} + ${METERED} contacts...`);
+  const big = await meter.unmetered(() => project(rt, 'big', RECIPIENTS));
+  const small = await meter.unmetered(() => project(rt, 'metered', METERED));
+
+  const cpu = process.cpuUsage();
+  const sent = await meter.unmetered(() => sendCampaign(big));
+  const used = process.cpuUsage(cpu);
+  const perSecond = RECIPIENTS / (sent.ms / 1000);
+  report(
+    `${RECIPIENTS} recipients, send request to SENT (rate limit out of the way)`,
+    `${(sent.ms / 1000).toFixed(1)} s, ${perSecond.toFixed(0)} recipients/s, sentCount ${sent.campaign.sentCount}`,
+  );
+  report(
+    'CPU per recipient, whole fan-out in this process (dynalite, mail sink and HTTP included)',
+    `${((used.user + used.system) / 1000 / RECIPIENTS).toFixed(2)} ms`,
+  );
+  await rt.queue.drain({ timeoutMs: 120_000 });
+
+  metering = true;
+  meter.reset();
+  // Only the fan-out is metered (the jobs' writes), not the requests that create, send and poll.
+  const measured = await meter.unmetered(() => sendCampaign(small));
+  await rt.queue.drain({ timeoutMs: 120_000 });
+  metering = false;
+  const bill = meter.reset();
+  // The fan-out's units: what the jobs worker wrote and read (the requests that created, sent and
+  // polled the campaign are the API's: a few writes for the whole send).
+  const jobs = bill.byPhase.jobs ?? { read: 0, write: 0 };
+  const wcu = jobs.write / METERED;
+  const rcu = jobs.read / METERED;
+  report('DynamoDB write units per recipient (goal at most 5)', `${wcu.toFixed(3)} WCU`, wcu <= 5);
+  report('DynamoDB read units per recipient', `${rcu.toFixed(3)} RCU`);
+  const byEntity = new Map<string, { n: number; units: number; failed: number }>();
+  for (const w of (bill.writes as WriteRecord[]).filter((x) => x.phase === 'jobs')) {
+    const key = `${w.entity} ${w.command}${w.indexes.length ? ` (+${w.indexes.length} index)` : ''}`;
+    const e = byEntity.get(key) ?? { n: 0, units: 0, failed: 0 };
+    e.n++;
+    e.units += w.units;
+    if (w.failed) e.failed++;
+    byEntity.set(key, e);
+  }
+  console.log(
+    `      fan-out writes of the ${METERED}-recipient send (${measured.campaign.sentCount} sent), by item:`,
+  );
+  for (const [key, e] of [...byEntity].sort((a, b) => b[1].units - a[1].units)) {
+    console.log(
+      `        ${key.padEnd(40)} ${String(e.n).padStart(6)} writes ${String(e.units).padStart(6)} WCU  ${(e.units / METERED).toFixed(3)}/recipient${e.failed ? `  (${e.failed} failed conditions)` : ''}`,
+    );
+  }
+  await rt.stop();
+}
+
+// 3: render + MIME per recipient.
+{
+  const content = campaignContent(
+    { subject, body, from: 'news@shop.example.com', fromName: 'Shop Team', replyTo: null, type: 'MARKETING' },
+    { secret: 's'.repeat(40), baseUrl: 'https://api.example.com' },
+  );
+  const N = 3000;
+  const contact = (i: number): ContactRecord => ({
+    id: randomUUID(),
+    email: `ann${i}@example.org`,
+    emailLower: `ann${i}@example.org`,
+    subscribed: true,
+    snoozedUntil: null,
+    data: dataOf(i),
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    version: 1,
+  });
+  const contacts = Array.from({ length: N + 300 }, (_, i) => contact(i));
+  const now = new Date();
+  const one = (c: ContactRecord) => renderMessage('p1', content, { to: { email: c.email }, contact: c }, now);
+  for (const c of contacts.slice(N)) await one(c);
+  const start = process.cpuUsage();
+  for (const c of contacts.slice(0, N)) await one(c);
+  const used = process.cpuUsage(start);
+  const ms = (used.user + used.system) / 1000 / N;
+  report('CPU per recipient of render + MIME (goal at most 0.4 ms)', `${ms.toFixed(3)} ms`, ms <= 0.4);
+}
+
+// 4: the achieved rate at SES_MAX_SEND_RATE=50.
+{
+  const { rt } = await runtime(RATE);
+  const p = await project(rt, 'rate', RATE_RECIPIENTS);
+  const sent = await sendCampaign(p);
+  const times = (await rt.mailSink.list())
+    .filter((m) => m.from === p.from)
+    .map((m) => Date.parse(m.createdAt))
+    .sort((a, b) => a - b);
+  const span = (times.at(-1)! - times[0]!) / 1000;
+  // n messages evenly spaced take (n - 1) gaps: the rate is gaps over time.
+  const achieved = (times.length - 1) / span;
+  // The most messages in one second: by clock seconds (the limiter's windows), and in any
+  // sliding second (where a millisecond of timer jitter on one message can count one more).
+  const perClockSecond = new Map<number, number>();
+  for (const t of times)
+    perClockSecond.set(Math.floor(t / 1000), (perClockSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+  const busiestClock = Math.max(...perClockSecond.values());
+  let busiest = 0;
+  for (let end = 0, start = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= 1000) start++;
+    busiest = Math.max(busiest, end - start + 1);
+  }
+  report(
+    `achieved rate at SES_MAX_SEND_RATE=${RATE}, ${times.length} recipients (goal within 5%, never above)`,
+    `${achieved.toFixed(2)}/s over ${span.toFixed(1)} s; most in one clock second ${busiestClock}, in any sliding second ${busiest}; end to end ${(sent.ms / 1000).toFixed(1)} s`,
+    achieved <= RATE && achieved >= RATE * 0.95 && busiestClock <= RATE,
+  );
+  await rt.stop();
+}
+
+const missed = results.filter((r) => r.pass === false).length;
+console.log(`\n${results.filter((r) => r.pass === true).length} goals met, ${missed} missed`);

@@ -1,0 +1,455 @@
+/**
+ * A campaign's fan-out: its audience a batch at a time (a chunked job, shared/jobs/chunked.ts),
+ * each recipient's email rendered and sent with the same rules, records and lifecycle events as
+ * `/v1/send` (shared/sending: `renderMessage`, `deliverEmail`), at the account's send rate
+ * (`send-rate.ts`).
+ *
+ * Exactly once per recipient, through crashes and redeliveries:
+ * - Each recipient's email id is derived from (campaign, contact) (`ids.ts`), and its record's
+ *   first write is a conditional put (`deliverEmail` with `claim`): the claim. Only the attempt
+ *   whose claim lands calls the provider; any other attempt finds the record and takes its
+ *   outcome from it (`resume`): SENT and FAILED are settled (their event is emitted again if the
+ *   attempt stopped before it, stored once), and SENDING means an attempt stopped between its
+ *   claim and the provider's answer: the message may have gone out, so it is never sent again and
+ *   counts as `unknown` (until the SES send event, a later pipeline, settles it).
+ * - The run item holds the batch number and the audience position; a batch's counts are added
+ *   with the move to the next position in one update conditional on the batch number, so a batch
+ *   that runs twice (a worker that died before its checkpoint) is counted once: its claims, made
+ *   the first time, are read back. A record carries the batch that claimed it, so a contact met
+ *   again in a later batch (a segment's order that shifted) is neither sent nor counted twice.
+ * - The run's state is read before every batch: a cancel (state `cancelled`) stops the fan-out
+ *   before its next claim; the batch under way finishes and is counted.
+ * - Once the audience has been read to its end, the run becomes `finished` and the campaign SENT
+ *   with `totalRecipients` fixed (the run's recipients); a cancelled run ends the campaign
+ *   CANCELLED the same way. A message that finds the run ended but the campaign not yet (a crash
+ *   in between) ends it.
+ *
+ * Throttling: each message is sent at a slot the shared rate limiter gave it; when SES still
+ * throttles past the delivery policy's retries, that recipient's claim is given back and the
+ * message is queued again after a pause (`THROTTLED_DELAY_S`), resuming the same batch.
+ */
+import { RetryableSendError } from '../adapters/aws/send-errors';
+import type { ContactRecord } from '../contacts/repository';
+import { emit } from '../events/emit';
+import { type ChunkOptions, chunkedJob, MOVED_ON, runChunked } from '../jobs/chunked';
+import { enqueue, type JobMeta } from '../jobs/registry';
+import type { Deps } from '../ports';
+import { type EmailContent, newEmailRecord, renderMessage } from '../sending/compose';
+import { type DeliveryPolicy, deliverEmail } from '../sending/deliver';
+import { type EmailIds, failedEvent, sentEvent } from '../sending/outcomes';
+import { claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
+import { linkSettings } from '../subscriptions/links';
+import { type Audience, audiencePage, prepareAudience } from './audience';
+import { campaignContent } from './content';
+import { campaignEmailIds } from './ids';
+import { CAMPAIGN_SEND_JOB, type CampaignSendMessage, campaignSendJobMessage } from './messages';
+import {
+  type CampaignRecord,
+  type CampaignRun,
+  checkpointRun,
+  endCampaignRun,
+  finishRun,
+  getCampaignRecord,
+  getCampaignRun,
+  NO_COUNTS,
+  putNewRun,
+  type RunCounts,
+  recordRunError,
+  startScheduledCampaign,
+} from './repository';
+import { type SendRateLimiter, sendRateLimiter } from './send-rate';
+
+export { CAMPAIGN_SEND_JOB };
+
+export interface FanOutOptions extends ChunkOptions {
+  /** Recipients sent at once within a batch. @default 8 */
+  readonly concurrency?: number;
+  /** Seconds before a throttled batch is tried again. @default THROTTLED_DELAY_S */
+  readonly throttledDelaySeconds?: number;
+  /** Provider calls per recipient while SES asks to retry. @default CAMPAIGN_DELIVERY */
+  readonly delivery?: DeliveryPolicy;
+}
+
+/** Audience entries per batch: one checkpoint, one state read, a few rate reservations each. */
+export const DEFAULT_BATCH = 50;
+/** A batch takes at most about this long at the send rate (so a slow rate makes smaller batches). */
+const BATCH_SECONDS_AT_RATE = 10;
+export const THROTTLED_DELAY_S = 30;
+/** How long a `now` start looks for its request's write before it gives up (see `load`). */
+const MAX_WAITS = 3;
+const WAIT_DELAY_S = 2;
+/**
+ * A recipient is claimed this long before its send slot, so that the claim's write is done when
+ * the slot comes (a worker that stops in between leaves that recipient `unknown`).
+ */
+const CLAIM_LEAD_MS = 30;
+/** A send this late to its slot (or one slot's spacing, when longer) takes a new slot. */
+const LATE_AFTER_MS = 25;
+/** Rates (messages a second) up to which a late send takes a new slot (see `sendOne`). */
+const PACED_UP_TO_RATE = 200;
+
+/** Provider calls per recipient while SES asks to retry, with backoff from half a second. */
+export const CAMPAIGN_DELIVERY: DeliveryPolicy = { attempts: 5, backoffMs: 500 };
+
+/** The fan-out as loaded by one message: the campaign being sent and its run. */
+interface Loaded {
+  readonly campaign: CampaignRecord;
+  readonly run: CampaignRun;
+}
+
+/** What one message works with: the loaded run (as of its last checkpoint) and what it prepared. */
+interface FanOut extends Loaded {
+  readonly content: EmailContent;
+  readonly audience: Audience;
+  readonly limiter: SendRateLimiter;
+  readonly batchSize: number;
+}
+
+interface Batch {
+  readonly next: FanOut;
+  readonly items: number;
+  readonly done: boolean;
+  readonly counts: RunCounts;
+  /** The run was cancelled: nothing was claimed, nothing is written. */
+  readonly cancelled: boolean;
+}
+
+type Outcome = 'sent' | 'failed' | 'skipped' | 'unknown' | 'counted-before';
+
+export function fanOutChunks(options: FanOutOptions = {}) {
+  const concurrency = options.concurrency ?? 8;
+  const delivery = options.delivery ?? CAMPAIGN_DELIVERY;
+  return chunkedJob(campaignSendJobMessage, {
+    budget: options,
+    load,
+    async start(deps: Deps, loaded: Loaded): Promise<FanOut> {
+      const { campaign, run } = loaded;
+      const content = campaignContent(campaign, await linkSettings(deps.config));
+      const rate = deps.config.sesMaxSendRate;
+      return {
+        ...loaded,
+        content,
+        audience: await prepareAudience(deps, campaign.projectId, campaign, run.startedAt),
+        limiter: sendRateLimiter(deps, rate),
+        batchSize: Math.max(
+          1,
+          Math.min(options.chunkSize ?? DEFAULT_BATCH, Math.floor(rate * BATCH_SECONDS_AT_RATE)),
+        ),
+      };
+    },
+    async process(deps: Deps, state: FanOut): Promise<Batch | typeof MOVED_ON> {
+      const { campaign, run } = state;
+      const current = await getCampaignRun(deps, campaign.projectId, campaign.id);
+      if (!current || current.runId !== run.runId || current.batch !== run.batch) return MOVED_ON;
+      if (current.state === 'cancelled') {
+        return { next: { ...state, run: current }, items: 0, done: true, counts: NO_COUNTS, cancelled: true };
+      }
+      const page = await audiencePage(deps, state.audience, current.position, state.batchSize);
+      const outcomes = await sendBatch(deps, state, page.recipients, current.batch, concurrency, delivery);
+      const counts = countOf(outcomes);
+      const next: CampaignRun = {
+        ...current,
+        batch: current.batch + 1,
+        position: page.cursor,
+        listed: page.done,
+        recipients: current.recipients + counts.recipients,
+        sent: current.sent + counts.sent,
+        failed: current.failed + counts.failed,
+        skipped: current.skipped + counts.skipped,
+        unknown: current.unknown + counts.unknown,
+      };
+      return {
+        next: { ...state, run: next },
+        items: page.examined,
+        done: page.done,
+        counts,
+        cancelled: false,
+      };
+    },
+    async checkpoint(deps: Deps, state: FanOut, batch: Batch): Promise<boolean> {
+      if (batch.cancelled) return true;
+      const at = deps.clock.now().toISOString();
+      const { position, listed } = batch.next.run;
+      return checkpointRun(deps, state.run, state.run.batch, { position, listed, at }, batch.counts);
+    },
+    async finish(deps: Deps, state: FanOut) {
+      await endRun(deps, state.campaign, state.run);
+    },
+    continuation: continuationOf,
+    failure: {
+      // The campaign stays SENDING: the run says why its message was dead-lettered, and
+      // redriving the message resumes the fan-out where it stopped.
+      async record(deps: Deps, loaded: Loaded, failure) {
+        const { campaign, run } = loaded;
+        await recordRunError(deps, campaign.projectId, campaign.id, run.runId, failure.message);
+      },
+      lastAttempt: {
+        code: 'FANOUT_FAILED',
+        message: 'The fan-out message kept failing and was dead-lettered; redrive it to resume the send',
+      },
+    },
+  });
+}
+
+/**
+ * The campaign and run this message is for, or undefined when there is nothing to do:
+ * - a scheduled start (`trigger: schedule`) makes the campaign SENDING if it is still scheduled
+ *   under this token; a schedule that fires for a campaign since sent, cancelled, rescheduled or
+ *   deleted finds it otherwise and does nothing;
+ * - a `now` start is queued by the send request just before it writes SENDING: a message that
+ *   arrives first finds the campaign still DRAFT or SCHEDULED and looks again a little later (up
+ *   to `MAX_WAITS` times; a request that failed after queueing leaves it to give up);
+ * - a send that has ended (SENT, CANCELLED) or belongs to another run is left alone;
+ * - the run is created on the first message; a run found ended (finished, cancelled, or read to
+ *   its end) ends the campaign, if a crash came between the two.
+ */
+async function load(deps: Deps, m: CampaignSendMessage): Promise<Loaded | undefined> {
+  let campaign = await getCampaignRecord(deps, m.projectId, m.campaignId, { consistent: true });
+  if (!campaign) return undefined;
+  if (m.trigger === 'schedule' && campaign.status === 'SCHEDULED' && campaign.scheduleToken === m.runId) {
+    const at = deps.clock.now().toISOString();
+    if (await startScheduledCampaign(deps, m.projectId, m.campaignId, m.runId, at)) {
+      campaign = { ...campaign, status: 'SENDING', runId: m.runId, startedAt: at, scheduledFor: null };
+    } else {
+      campaign = await getCampaignRecord(deps, m.projectId, m.campaignId, { consistent: true });
+      if (!campaign) return undefined;
+    }
+  }
+  if (campaign.runId !== m.runId || campaign.status !== 'SENDING') {
+    const pending = campaign.status === 'DRAFT' || campaign.status === 'SCHEDULED';
+    if (m.trigger === 'now' && pending && m.waits < MAX_WAITS) {
+      await enqueue(
+        deps,
+        campaignSendJobMessage,
+        { ...m, waits: m.waits + 1 },
+        { delaySeconds: WAIT_DELAY_S },
+      );
+    }
+    return undefined;
+  }
+  let run = await getCampaignRun(deps, m.projectId, m.campaignId);
+  if (!run) {
+    const now = deps.clock.now().toISOString();
+    const fresh: CampaignRun = {
+      projectId: m.projectId,
+      campaignId: m.campaignId,
+      runId: m.runId,
+      state: 'running',
+      startedAt: campaign.startedAt ?? now,
+      batch: 0,
+      position: '',
+      listed: false,
+      ...NO_COUNTS,
+      engagement: { delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0 },
+      error: null,
+      updatedAt: now,
+    };
+    run = (await putNewRun(deps, fresh)) ? fresh : await getCampaignRun(deps, m.projectId, m.campaignId);
+    if (!run) return undefined;
+  }
+  if (run.runId !== m.runId) return undefined;
+  if (run.state !== 'running' || run.listed) {
+    await endRun(deps, campaign, run);
+    return undefined;
+  }
+  return { campaign, run };
+}
+
+/** Ends a run read to its end (finished, or cancelled meanwhile) and its campaign (SENT, CANCELLED). */
+async function endRun(deps: Deps, campaign: CampaignRecord, run: CampaignRun): Promise<void> {
+  let ended = run;
+  if (ended.state === 'running') {
+    const at = deps.clock.now().toISOString();
+    if (!(await finishRun(deps, campaign.projectId, campaign.id, run.runId, at))) {
+      const now = await getCampaignRun(deps, campaign.projectId, campaign.id);
+      if (!now || now.runId !== run.runId) return;
+      ended = now;
+    }
+  }
+  await endCampaignRun(deps, campaign.projectId, campaign.id, run.runId, {
+    status: ended.state === 'cancelled' ? 'CANCELLED' : 'SENT',
+    totalRecipients: ended.recipients,
+    at: deps.clock.now().toISOString(),
+  });
+}
+
+/** Sends a batch's recipients at their rate slots, `concurrency` at a time; their outcomes, in order. */
+async function sendBatch(
+  deps: Deps,
+  state: FanOut,
+  recipients: readonly ContactRecord[],
+  batch: number,
+  concurrency: number,
+  delivery: DeliveryPolicy,
+): Promise<Outcome[]> {
+  const slots: number[] = [];
+  while (slots.length < recipients.length)
+    slots.push(...(await state.limiter.reserve(recipients.length - slots.length)));
+  const outcomes: Outcome[] = new Array(recipients.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!failure && next < recipients.length) {
+      const i = next++;
+      try {
+        outcomes[i] = await sendOne(deps, state, recipients[i]!, batch, slots[i]!, delivery);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, recipients.length) }, worker));
+  if (failure) throw failure.error;
+  return outcomes;
+}
+
+/** One recipient: rendered, claimed and sent at its slot; or its outcome read back from its record. */
+async function sendOne(
+  deps: Deps,
+  state: FanOut,
+  contact: ContactRecord,
+  batch: number,
+  slot: number,
+  delivery: DeliveryPolicy,
+): Promise<Outcome> {
+  const { campaign, content } = state;
+  const { projectId } = campaign;
+  const ids = campaignEmailIds(campaign.id, contact.id);
+  const recipient = { to: { email: contact.email }, contact };
+  const message = await renderMessage(projectId, content, recipient, deps.clock.now());
+  const base: EmailRecord = {
+    ...newEmailRecord(projectId, content, recipient, ids.email, deps.clock.now()),
+    subject: message.subject,
+    campaignId: campaign.id,
+    campaignBatch: batch,
+  };
+  if (!message.ok) {
+    const at = deps.clock.now().toISOString();
+    const failure = { reason: message.reason, message: message.message, at };
+    const record: EmailRecord = {
+      ...base,
+      status: 'FAILED',
+      reason: failure.reason,
+      error: failure.message,
+      updatedAt: at,
+    };
+    if (!(await claimEmailRecord(deps, record))) return resume(deps, projectId, ids, batch);
+    await emit(deps, failedEvent(record, ids.failedEvent, failure));
+    return 'failed';
+  }
+  // Claimed just before the slot, so the provider call is made at it (see `onTime`).
+  await state.limiter.until(slot - CLAIM_LEAD_MS);
+  const now = deps.clock.now().toISOString();
+  const composed = {
+    status: 'composed' as const,
+    record: { ...base, createdAt: now, updatedAt: now },
+    raw: message.raw,
+    contact: { id: contact.id, email: contact.email },
+    ids,
+  };
+  // At the slot. A send that comes late to it (a pause of the worker, a slow write) takes a new
+  // slot rather than going out at once beside the sends of the slots that follow; above
+  // `PACED_UP_TO_RATE` a late send goes as it is (a worker that cannot keep up with the rate is
+  // late by design; `concurrency` sends at most can bunch, a few per cent of such a rate).
+  const { limiter } = state;
+  const onTime = async () => {
+    await limiter.until(slot);
+    if (limiter.spacingMs < 1000 / PACED_UP_TO_RATE) return;
+    if (deps.clock.now().getTime() <= slot + Math.max(limiter.spacingMs, LATE_AFTER_MS)) return;
+    const [later] = await limiter.reserve(1);
+    await limiter.until(later!);
+  };
+  const out = await deliverEmail(deps, composed, delivery, {
+    claim: true,
+    releaseWhenRetryable: true,
+    beforeSend: onTime,
+  });
+  if (!out) return resume(deps, projectId, ids, batch);
+  return out.status === 'sent' ? 'sent' : 'failed';
+}
+
+/**
+ * The outcome an earlier attempt left in the recipient's record (its claim did not land because
+ * the record exists). A record of an earlier batch is a recipient met twice: counted there.
+ */
+async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: number): Promise<Outcome> {
+  const record = await getEmailRecord(deps, projectId, ids.email, { consistent: true });
+  // Given back meanwhile (another runner's throttled claim): this batch must run again.
+  if (!record) throw new RetryableSendError('RATE_EXCEEDED', 'A claim was given back while it was read');
+  if (record.campaignBatch !== batch) return 'counted-before';
+  switch (record.status) {
+    case 'SENT':
+      await emit(
+        deps,
+        sentEvent(record, ids.sentEvent, {
+          messageId: record.messageId,
+          at: record.sentAt ?? record.updatedAt,
+          contactEmail: record.to,
+        }),
+        { replay: true },
+      );
+      return 'sent';
+    case 'FAILED':
+      await emit(
+        deps,
+        failedEvent(record, ids.failedEvent, {
+          reason: record.reason ?? 'SEND_ERROR',
+          message: record.error ?? '',
+          at: record.updatedAt,
+        }),
+        { replay: true },
+      );
+      return 'failed';
+    case 'SKIPPED':
+      return 'skipped';
+    case 'SENDING':
+      return 'unknown';
+  }
+}
+
+/** The message that goes on with a run: the same one (the position is on the run item). */
+const continuationOf = (m: CampaignSendMessage) => ({
+  projectId: m.projectId,
+  campaignId: m.campaignId,
+  runId: m.runId,
+  trigger: m.trigger,
+  waits: m.waits,
+});
+
+function countOf(outcomes: readonly Outcome[]): RunCounts {
+  const counts = { ...NO_COUNTS };
+  for (const o of outcomes) {
+    if (o === 'counted-before') continue;
+    counts.recipients++;
+    counts[o]++;
+  }
+  return counts;
+}
+
+/**
+ * Runs one fan-out message. A batch that SES kept throttling (past the delivery policy's retries)
+ * gave its claim back; the same message is queued again after a pause and resumes that batch.
+ */
+export async function runFanOut(
+  deps: Deps,
+  job: ReturnType<typeof fanOutChunks>,
+  m: CampaignSendMessage,
+  meta: Pick<JobMeta, 'lastAttempt'>,
+  throttledDelaySeconds = THROTTLED_DELAY_S,
+): Promise<void> {
+  try {
+    await runChunked(deps, job, m, meta);
+  } catch (error) {
+    if (!(error instanceof RetryableSendError)) throw error;
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'Campaign fan-out throttled by the provider; resuming later',
+        campaignId: m.campaignId,
+        reason: error.reason,
+        delaySeconds: throttledDelaySeconds,
+      }),
+    );
+    await enqueue(deps, campaignSendJobMessage, continuationOf(m), { delaySeconds: throttledDelaySeconds });
+  }
+}

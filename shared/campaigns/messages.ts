@@ -1,0 +1,28 @@
+/**
+ * The fan-out's job message, declared apart from the fan-out (`fanout.ts`, bound in `jobs.ts`) so
+ * that the route group that queues and schedules it does without the fan-out's code.
+ */
+import { z } from 'zod/mini';
+import { defineJobMessage } from '../jobs/registry';
+
+export const CAMPAIGN_SEND_JOB = 'campaign.send';
+
+export const campaignSendJobMessage = defineJobMessage({
+  type: CAMPAIGN_SEND_JOB,
+  schema: z.object({
+    type: z.literal(CAMPAIGN_SEND_JOB),
+    projectId: z.string().check(z.minLength(1)),
+    campaignId: z.string().check(z.minLength(1)),
+    /** The send this message belongs to: the campaign's `runId` (or, scheduled, its `scheduleToken`). */
+    runId: z.string().check(z.minLength(1)),
+    /** What queued it: a send request (`now`) or the campaign's one-off schedule (`schedule`). */
+    trigger: z.enum(['now', 'schedule']),
+    /** Times it looked again for the send request that queued it (see `fanout.ts`, `load`). */
+    waits: z._default(z.number().check(z.int(), z.gte(0)), 0),
+  }),
+});
+
+export type CampaignSendMessage = z.output<typeof campaignSendJobMessage.schema>;
+
+/** The one-off schedule of a scheduled send (a valid EventBridge Scheduler name: 58 characters). */
+export const campaignScheduleName = (campaignId: string, token: string) => `campaign-${campaignId}-${token}`;

@@ -1,0 +1,479 @@
+/**
+ * Campaign items and campaign runs. Only this module knows their keys.
+ *
+ * - The campaign: `CAMPAIGN#<id>` in the project's partition (the definitions' place, which the
+ *   field, event and template usage reports read generically), holding its definition (`name`,
+ *   `segmentId`, `audienceCondition` as the parsed tree, top level), its `status`, and the
+ *   internal `version` (guards every read-modify-write), `runId` (the send that owns a SENDING
+ *   campaign), `scheduleToken` (the one-off schedule that may start a SCHEDULED one) and
+ *   `startedAt` (the instant the send began: later contacts are not in an ALL or FILTERED audience).
+ * - The run: one small item per sent campaign (`P#<pid>#CAMPAIGN#<id>` / `#RUN`): where the
+ *   fan-out stands in its audience (`batch`, `position`) and what became of its recipients
+ *   (`recipients`, `sent`, `failed`, `skipped`, `unknown`), each batch's changes written in one
+ *   conditional update. The campaign item is rewritten only when the send starts and ends, so a
+ *   fan-out never rewrites a body of up to 256 KB, and counters never contend with edits.
+ */
+import type { Condition } from '../conditions';
+import type { Item, StoreDeps } from '../store/store';
+import { keys } from '../table';
+import type { TemplateType } from '../templates/schemas';
+import type { AudienceType, CampaignStatus } from './schemas';
+
+/** The stored campaign (the API shape adds the run's counters: see `present` in service.ts). */
+export interface CampaignRecord {
+  readonly id: string;
+  readonly projectId: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly subject: string;
+  readonly body: string;
+  readonly from: string;
+  readonly fromName: string | null;
+  readonly replyTo: string | null;
+  readonly type: TemplateType;
+  readonly status: CampaignStatus;
+  readonly audienceType: AudienceType;
+  readonly audienceCondition: Condition | null;
+  readonly segmentId: string | null;
+  readonly scheduledFor: string | null;
+  /** Fixed when the fan-out completes (or is cancelled); null before. */
+  readonly totalRecipients: number | null;
+  readonly sentAt: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly version: number;
+  readonly runId: string | null;
+  readonly scheduleToken: string | null;
+  readonly startedAt: string | null;
+  readonly completedAt: string | null;
+}
+
+const FIELDS = [
+  'id',
+  'projectId',
+  'name',
+  'description',
+  'subject',
+  'body',
+  'from',
+  'fromName',
+  'replyTo',
+  'type',
+  'status',
+  'audienceType',
+  'audienceCondition',
+  'segmentId',
+  'scheduledFor',
+  'totalRecipients',
+  'sentAt',
+  'createdAt',
+  'updatedAt',
+  'version',
+  'runId',
+  'scheduleToken',
+  'startedAt',
+  'completedAt',
+] as const satisfies readonly (keyof CampaignRecord)[];
+
+function toItem(record: CampaignRecord): Item {
+  return { ...keys.campaign(record.projectId, record.id), entity: 'campaign', ...record };
+}
+
+function fromItem(item: Item): CampaignRecord {
+  const out: Record<string, unknown> = {};
+  for (const field of FIELDS) out[field] = item[field] ?? null;
+  out.version = Number(item.version ?? 1);
+  return out as unknown as CampaignRecord;
+}
+
+export async function getCampaignRecord(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  options: { readonly consistent?: boolean } = {},
+): Promise<CampaignRecord | undefined> {
+  const item = await deps.store.get(keys.campaign(projectId, campaignId), options);
+  return item ? fromItem(item) : undefined;
+}
+
+/** Creates a campaign; false when the id is taken. */
+export function putNewCampaign(deps: StoreDeps, record: CampaignRecord): Promise<boolean> {
+  return deps.store.writeIf({ put: toItem(record), if: 'attribute_not_exists(pk)' });
+}
+
+/**
+ * Writes `record` over the campaign if it is still at `expected.version` (and, when given, in
+ * one of `expected.status`); false when it changed, is gone, or is in another state.
+ */
+export function replaceCampaign(
+  deps: StoreDeps,
+  record: CampaignRecord,
+  expected: { readonly version: number; readonly status?: readonly CampaignStatus[] },
+): Promise<boolean> {
+  const states = Object.fromEntries((expected.status ?? []).map((s, i) => [`:s${i}`, s]));
+  return deps.store.writeIf({
+    put: toItem(record),
+    if: `attribute_exists(pk) AND version = :v${
+      expected.status ? ` AND #status IN (${Object.keys(states).join(', ')})` : ''
+    }`,
+    ...(expected.status ? { names: { '#status': 'status' } } : {}),
+    values: { ':v': expected.version, ...states },
+  });
+}
+
+/** Deletes a campaign that is in one of `states`; false when it is not (or is gone). */
+export function deleteCampaignItem(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  states: readonly CampaignStatus[],
+): Promise<boolean> {
+  const values = Object.fromEntries(states.map((s, i) => [`:s${i}`, s]));
+  return deps.store.writeIf({
+    delete: keys.campaign(projectId, campaignId),
+    if: `#status IN (${Object.keys(values).join(', ')})`,
+    names: { '#status': 'status' },
+    values,
+  });
+}
+
+/**
+ * A SCHEDULED campaign whose schedule `token` fired becomes SENDING under the run `token`;
+ * false when it is no longer scheduled under that token (rescheduled, sent, cancelled, deleted).
+ */
+export function startScheduledCampaign(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  token: string,
+  at: string,
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaign(projectId, campaignId),
+    expression:
+      'SET #status = :sending, runId = :token, startedAt = :at, updatedAt = :at, scheduledFor = :null, scheduleToken = :null ADD version :one',
+    if: '#status = :scheduled AND scheduleToken = :token',
+    names: { '#status': 'status' },
+    values: {
+      ':sending': 'SENDING',
+      ':scheduled': 'SCHEDULED',
+      ':token': token,
+      ':at': at,
+      ':null': null,
+      ':one': 1,
+    },
+  });
+}
+
+/**
+ * Ends the send `runId` of a campaign as `status` (SENT or CANCELLED) with its recipients fixed;
+ * true also when it had ended so already (idempotent: a cancelled campaign gets its final
+ * recipients from the fan-out's end), false when the campaign is not this run's.
+ */
+export async function endCampaignRun(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  runId: string,
+  end: { readonly status: 'SENT' | 'CANCELLED'; readonly totalRecipients: number; readonly at: string },
+): Promise<boolean> {
+  const key = keys.campaign(projectId, campaignId);
+  const names = { '#status': 'status' };
+  const ended = await deps.store.writeIf({
+    update: key,
+    expression: `SET #status = :end, totalRecipients = :n, completedAt = :at, updatedAt = :at${
+      end.status === 'SENT' ? ', sentAt = :at' : ''
+    } ADD version :one`,
+    if: 'runId = :run AND #status = :sending',
+    names,
+    values: {
+      ':end': end.status,
+      ':n': end.totalRecipients,
+      ':at': end.at,
+      ':run': runId,
+      ':sending': 'SENDING',
+      ':one': 1,
+    },
+  });
+  if (ended) return true;
+  // Ended already (a cancel request, or an earlier attempt of this end): its recipients only.
+  return deps.store.writeIf({
+    update: key,
+    expression: 'SET totalRecipients = :n',
+    if: 'runId = :run AND #status = :end',
+    names,
+    values: { ':end': end.status, ':n': end.totalRecipients, ':run': runId },
+  });
+}
+
+/** A SENDING campaign of the run `runId` becomes CANCELLED (its fan-out fixes `totalRecipients`). */
+export function cancelSendingCampaign(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  runId: string,
+  at: string,
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaign(projectId, campaignId),
+    expression: 'SET #status = :cancelled, completedAt = :at, updatedAt = :at ADD version :one',
+    if: 'runId = :run AND #status = :sending',
+    names: { '#status': 'status' },
+    values: { ':cancelled': 'CANCELLED', ':sending': 'SENDING', ':run': runId, ':at': at, ':one': 1 },
+  });
+}
+
+/** What the list filters and sorts on, without the (possibly large) body. */
+export interface CampaignSummary {
+  readonly id: string;
+  readonly name: string;
+  readonly subject: string;
+  readonly from: string;
+  readonly status: CampaignStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Every campaign of the project, without bodies (one Query of the project's campaign items). */
+export async function listCampaignSummaries(deps: StoreDeps, projectId: string): Promise<CampaignSummary[]> {
+  const out: CampaignSummary[] = [];
+  const prefix = keys.definitionPrefixes.campaign;
+  for await (const item of deps.store.queryAll({
+    partition: keys.projectPartition(projectId),
+    sort: { beginsWith: prefix },
+    attributes: ['sk', 'id', 'name', 'subject', 'from', 'status', 'createdAt', 'updatedAt'],
+  })) {
+    // Only the campaigns' own items (a definition may keep items below it: `CAMPAIGN#<id>#...`).
+    if (String(item.sk).slice(prefix.length).includes('#')) continue;
+    out.push({
+      id: String(item.id),
+      name: String(item.name ?? ''),
+      subject: String(item.subject ?? ''),
+      from: String(item.from ?? ''),
+      status: item.status as CampaignStatus,
+      createdAt: String(item.createdAt),
+      updatedAt: String(item.updatedAt),
+    });
+  }
+  return out;
+}
+
+/** Full records and runs for up to 100 ids (batched reads), in the order given; gone ids left out. */
+export async function batchGetCampaigns(
+  deps: StoreDeps,
+  projectId: string,
+  ids: readonly string[],
+): Promise<{ record: CampaignRecord; run: CampaignRun | undefined }[]> {
+  if (ids.length === 0) return [];
+  if (ids.length > 100) throw new Error('batchGetCampaigns reads at most 100 campaigns');
+  const items = await deps.store.batchGet(
+    ids.flatMap((id) => [keys.campaign(projectId, id), keys.campaignRun(projectId, id)]),
+  );
+  const records = new Map<string, CampaignRecord>();
+  const runs = new Map<string, CampaignRun>();
+  for (const item of items) {
+    if (item.entity === 'campaignRun') runs.set(String(item.campaignId), runFromItem(item));
+    else records.set(String(item.id), fromItem(item));
+  }
+  return ids.flatMap((id) => {
+    const record = records.get(id);
+    return record ? [{ record, run: runs.get(id) }] : [];
+  });
+}
+
+/** Where a run stands; `cancelled` is set by the cancel request, `finished` by the fan-out. */
+export type RunState = 'running' | 'cancelled' | 'finished';
+
+/** What became of a run's recipients (one batch's change, or the run's totals). */
+export interface RunCounts {
+  readonly recipients: number;
+  readonly sent: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly unknown: number;
+}
+
+export const COUNT_NAMES = ['recipients', 'sent', 'failed', 'skipped', 'unknown'] as const;
+
+export const ENGAGEMENT_METRICS = [
+  'delivered',
+  'opened',
+  'clicked',
+  'bounced',
+  'complained',
+  'unsubscribed',
+] as const;
+export type EngagementMetric = (typeof ENGAGEMENT_METRICS)[number];
+
+export const NO_COUNTS: RunCounts = { recipients: 0, sent: 0, failed: 0, skipped: 0, unknown: 0 };
+
+export interface CampaignRun extends RunCounts {
+  readonly projectId: string;
+  readonly campaignId: string;
+  readonly runId: string;
+  readonly state: RunState;
+  /** The audience cut-off: contacts created later are not in an ALL or FILTERED audience. */
+  readonly startedAt: string;
+  /** Batches done (checkpointed); the next batch is number `batch`. */
+  readonly batch: number;
+  /** Where the next batch starts in the audience ('' at its start). */
+  readonly position: string;
+  /** The audience has been read to its end: what is left is to end the run. */
+  readonly listed: boolean;
+  /**
+   * Engagement, once per contact and metric, kept by the SES event pipeline (a later issue: until
+   * then zero): `delivered`, `opened`, `clicked`, `bounced`, `complained`, `unsubscribed`.
+   */
+  readonly engagement: Readonly<Record<EngagementMetric, number>>;
+  /** The last error of a fan-out message that the queue gave up on (dead-lettered). */
+  readonly error: string | null;
+  readonly updatedAt: string;
+}
+
+function runFromItem(item: Item): CampaignRun {
+  const n = (name: string) => Number(item[name] ?? 0);
+  return {
+    projectId: String(item.projectId ?? ''),
+    campaignId: String(item.campaignId ?? ''),
+    runId: String(item.runId ?? ''),
+    state: (item.state as RunState | undefined) ?? 'running',
+    startedAt: String(item.startedAt ?? ''),
+    batch: n('batch'),
+    position: String(item.position ?? ''),
+    listed: item.listed === true,
+    recipients: n('recipients'),
+    sent: n('sent'),
+    failed: n('failed'),
+    skipped: n('skipped'),
+    unknown: n('unknown'),
+    engagement: Object.fromEntries(ENGAGEMENT_METRICS.map((m) => [m, n(m)])) as Record<
+      EngagementMetric,
+      number
+    >,
+    error: typeof item.error === 'string' ? item.error : null,
+    updatedAt: String(item.updatedAt ?? ''),
+  };
+}
+
+/** The campaign's run, read consistently (what the fan-out and cancel act on). */
+export async function getCampaignRun(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+): Promise<CampaignRun | undefined> {
+  const item = await deps.store.get(keys.campaignRun(projectId, campaignId), { consistent: true });
+  return item ? runFromItem(item) : undefined;
+}
+
+/** Creates the run of a send that starts; false when the campaign has a run already. */
+export function putNewRun(deps: StoreDeps, run: CampaignRun): Promise<boolean> {
+  const { engagement, ...item } = run;
+  return deps.store.writeIf({
+    put: {
+      ...keys.campaignRun(run.projectId, run.campaignId),
+      entity: 'campaignRun',
+      ...item,
+      ...engagement,
+    },
+    if: 'attribute_not_exists(pk)',
+  });
+}
+
+/**
+ * Writes one batch: its counts added, the position moved to `next`, on the condition that the run
+ * is still at batch `from` (a runner that finds it moved on stops, so a batch counts once).
+ * The state is not touched: a cancel that lands meanwhile stays.
+ */
+export function checkpointRun(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  from: number,
+  next: { readonly position: string; readonly listed: boolean; readonly at: string },
+  counts: RunCounts,
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: `SET #batch = :next, #position = :position, listed = :listed, updatedAt = :at ADD ${COUNT_NAMES.map(
+      (name) => `#${name} :${name}`,
+    ).join(', ')}`,
+    if: 'runId = :run AND #batch = :from',
+    names: {
+      '#batch': 'batch',
+      '#position': 'position',
+      ...Object.fromEntries(COUNT_NAMES.map((name) => [`#${name}`, name])),
+    },
+    values: {
+      ':next': from + 1,
+      ':position': next.position,
+      ':listed': next.listed,
+      ':at': next.at,
+      ':run': run.runId,
+      ':from': from,
+      ...Object.fromEntries(COUNT_NAMES.map((name) => [`:${name}`, counts[name]])),
+    },
+  });
+}
+
+/** A running run becomes `finished`; false when it is not running (a cancel came first). */
+export function finishRun(deps: StoreDeps, projectId: string, campaignId: string, runId: string, at: string) {
+  return deps.store.writeIf({
+    update: keys.campaignRun(projectId, campaignId),
+    expression: 'SET #state = :finished, updatedAt = :at',
+    if: 'runId = :run AND #state = :running',
+    names: { '#state': 'state' },
+    values: { ':finished': 'finished', ':running': 'running', ':run': runId, ':at': at },
+  });
+}
+
+/**
+ * Marks the run `runId` cancelled, creating it (state only) when its fan-out has not started
+ * yet; false when the run has finished (or is another send's).
+ */
+export function cancelRun(deps: StoreDeps, projectId: string, campaignId: string, runId: string, at: string) {
+  return deps.store.writeIf({
+    update: keys.campaignRun(projectId, campaignId),
+    expression:
+      'SET #state = :cancelled, runId = :run, projectId = :pid, campaignId = :cid, entity = :entity, updatedAt = :at',
+    if: 'attribute_not_exists(pk) OR (runId = :run AND #state IN (:running, :cancelled))',
+    names: { '#state': 'state' },
+    values: {
+      ':cancelled': 'cancelled',
+      ':running': 'running',
+      ':run': runId,
+      ':pid': projectId,
+      ':cid': campaignId,
+      ':entity': 'campaignRun',
+      ':at': at,
+    },
+  });
+}
+
+/** Records why the fan-out's message was given up (dead-lettered); the run itself stays as it is. */
+export async function recordRunError(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  runId: string,
+  error: string,
+): Promise<void> {
+  await deps.store.writeIf({
+    update: keys.campaignRun(projectId, campaignId),
+    expression: 'SET #error = :error',
+    if: 'runId = :run',
+    names: { '#error': 'error' },
+    values: { ':error': error, ':run': runId },
+  });
+}
+
+export async function deleteCampaignRun(deps: StoreDeps, projectId: string, campaignId: string) {
+  await deps.store.write({ delete: keys.campaignRun(projectId, campaignId) });
+}
+
+export async function getCampaignWithRun(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+): Promise<{ record: CampaignRecord; run: CampaignRun | undefined } | undefined> {
+  const [found] = await batchGetCampaigns(deps, projectId, [campaignId]);
+  return found;
+}

@@ -1,0 +1,51 @@
+/**
+ * The send rate through HTTP against the local runtime (SES_MAX_SEND_RATE=20): a campaign's
+ * messages reach the mail sink at the rate, evenly spaced, and two campaigns sent at once share
+ * it. The mail sink stamps each message with the runtime's clock when it is handed over, a write
+ * or two after its slot, so one message of jitter is allowed in a second; the limiter's own
+ * guarantee is exact (test/unit/campaigns/send-rate.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { campaignBody, campaignProject, createCampaign, seedProjectContacts } from './helpers/campaigns';
+import { useLocalRuntime } from './helpers/local';
+
+const RATE = 20;
+const rt = useLocalRuntime({ env: { SES_MAX_SEND_RATE: String(RATE) } });
+
+function maxInAnySecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while (sorted[end]! - sorted[start]! >= 1000) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+describe('SES_MAX_SEND_RATE', () => {
+  it('paces two campaigns sent at once to the rate between them', async () => {
+    const campaigns: { p: Awaited<ReturnType<typeof campaignProject>>; id: string; from: string }[] = [];
+    for (const tag of ['rate-a', 'rate-b']) {
+      const p = await campaignProject(rt, tag);
+      await seedProjectContacts(
+        rt,
+        p.projectId,
+        Array.from({ length: 30 }, (_, i) => ({ email: `${tag}-${i}@rate.test` })),
+      );
+      campaigns.push({ p, id: (await createCampaign(p, campaignBody(p.from))).id, from: p.from });
+    }
+    await Promise.all(campaigns.map(({ p, id }) => p.api('POST', `/campaigns/${id}/send`)));
+    await rt.drain({ timeoutMs: 20_000 });
+    const senders = new Set(campaigns.map((c) => c.from));
+    const times = (await rt.mails()).filter((m) => senders.has(m.from)).map((m) => Date.parse(m.createdAt));
+    expect(times).toHaveLength(60);
+    const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
+    // 60 messages at 20 a second: about three seconds, never faster.
+    expect(maxInAnySecond(times)).toBeLessThanOrEqual(RATE + 1);
+    expect(60 / (seconds + 1 / RATE)).toBeLessThanOrEqual(RATE * 1.05);
+    expect(60 / (seconds + 1 / RATE)).toBeGreaterThan(RATE * 0.8);
+    for (const { p, id } of campaigns)
+      expect((await p.api('GET', `/campaigns/${id}`)).body).toMatchObject({ status: 'SENT', sentCount: 30 });
+  });
+});
