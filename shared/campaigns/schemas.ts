@@ -3,7 +3,7 @@ import { z } from 'zod/mini';
 import { type Condition, parseCondition } from '../conditions';
 import { emailSchema } from '../contacts/schemas';
 import { badRequest } from '../errors';
-import { parse } from '../http/validation';
+import { offsetPageQuery, parse } from '../http/validation';
 import {
   displayNameSchema,
   MAX_DESCRIPTION_CHARS,
@@ -119,34 +119,12 @@ export function parseSendInput(raw: unknown): { scheduledFor: Date | null } {
 
 export const testSendSchema = z.object({ email: emailSchema });
 
-const positiveInt = (field: string) =>
-  z.pipe(
-    z.pipe(
-      z.string().check(z.regex(/^\d+$/, { message: `${field} must be a positive integer` })),
-      z.transform(Number),
-    ),
-    z.number().check(z.int(), z.gte(1, { message: `${field} must be at least 1` })),
-  );
-
 export const CAMPAIGN_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
 export type CampaignSort = (typeof CAMPAIGN_SORTS)[number];
 
 /** `GET /campaigns`: the templates list's query, with `status` (any case) instead of `type`. */
 export const listCampaignsQuerySchema = z.object({
-  page: z.pipe(
-    z.optional(positiveInt('page')),
-    z.transform((n) => n ?? 1),
-  ),
-  // Larger page sizes are clamped to 100, as the other lists do.
-  pageSize: z.pipe(
-    z.optional(
-      z.pipe(
-        positiveInt('pageSize'),
-        z.transform((n) => Math.min(n, 100)),
-      ),
-    ),
-    z.transform((n) => n ?? 20),
-  ),
+  ...offsetPageQuery,
   status: z.optional(z.string()),
   search: z.optional(z.string().check(z.trim(), z.maxLength(200))),
   // Unknown sort or direction values fall back to the defaults, as for templates.

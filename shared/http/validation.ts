@@ -66,3 +66,29 @@ export const pageLimitQuery = z.pipe(
   ),
   z.transform((n) => n ?? 20),
 );
+
+/** A query parameter that must be a whole number of at least 1. */
+const positiveIntQuery = (field: string) =>
+  z.pipe(
+    z.pipe(
+      z.string().check(z.regex(/^\d+$/, { message: `${field} must be a positive integer` })),
+      z.transform(Number),
+    ),
+    z.number().check(z.int(), z.gte(1, { message: `${field} must be at least 1` })),
+  );
+
+/**
+ * The query of an offset list (templates, campaigns, a segment's members): `page` from 1 (default
+ * 1) and `pageSize` (default 20; larger values are clamped to 100, as cursor lists clamp `limit`).
+ * Spread into the list's own query schema.
+ */
+export const offsetPageQuery = {
+  page: z.pipe(
+    z.optional(positiveIntQuery('page')),
+    z.transform((n) => n ?? 1),
+  ),
+  pageSize: z.pipe(
+    z.optional(positiveIntQuery('pageSize')),
+    z.transform((n) => Math.min(n ?? 20, 100)),
+  ),
+};

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { type Condition, parseCondition } from '../conditions';
 import { emailSchema } from '../contacts/schemas';
 import { flatBadRequest } from '../errors';
-import { parse } from '../http/validation';
+import { offsetPageQuery, parse } from '../http/validation';
 
 export const SEGMENT_TYPES = ['DYNAMIC', 'STATIC'] as const;
 export type SegmentType = (typeof SEGMENT_TYPES)[number];
@@ -13,8 +13,6 @@ export const MAX_SEGMENT_NAME_CHARS = 100;
 export const MAX_SEGMENT_DESCRIPTION_CHARS = 500;
 /** Emails per static members call (as bulk operations). */
 export const MAX_MEMBER_EMAILS = 1000;
-/** Spec: the members page's page size is at most 100. */
-export const MAX_MEMBERS_PAGE_SIZE = 100;
 
 const name = z.string().check(
   z.trim(),
@@ -102,26 +100,8 @@ export function parsePatchSegment(raw: unknown): PatchSegmentInput {
 
 export const segmentIdSchema = z.object({ id: z.uuid({ message: 'Segment id must be a UUID' }) });
 
-const positiveInt = (field: string) =>
-  z.pipe(
-    z.pipe(
-      z.string().check(z.regex(/^\d+$/, { message: `${field} must be a positive integer` })),
-      z.transform(Number),
-    ),
-    z.number().check(z.int(), z.gte(1, { message: `${field} must be at least 1` })),
-  );
-
-export const membersPageQuerySchema = z.object({
-  page: z.pipe(
-    z.optional(positiveInt('page')),
-    z.transform((n) => n ?? 1),
-  ),
-  // Larger page sizes are clamped to the spec's 100, as the other lists do.
-  pageSize: z.pipe(
-    z.optional(positiveInt('pageSize')),
-    z.transform((n) => Math.min(n ?? 20, MAX_MEMBERS_PAGE_SIZE)),
-  ),
-});
+/** `GET /segments/{id}/contacts`: page and pageSize as every offset list (at most 100, the spec's limit). */
+export const membersPageQuerySchema = z.object(offsetPageQuery);
 export type MembersPageQuery = z.output<typeof membersPageQuerySchema>;
 
 const emails = z

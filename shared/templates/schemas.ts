@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { flatBadRequest } from '../errors';
-import { parse } from '../http/validation';
+import { offsetPageQuery, parse } from '../http/validation';
 import { MAX_SUBJECT_CHARS } from '../rendering';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
@@ -83,33 +83,11 @@ export type PatchTemplateInput = z.infer<typeof patchTemplateSchema>;
 
 export const templateIdSchema = z.object({ id: z.uuid({ message: 'Template id must be a UUID' }) });
 
-const positiveInt = (field: string) =>
-  z.pipe(
-    z.pipe(
-      z.string().check(z.regex(/^\d+$/, { message: `${field} must be a positive integer` })),
-      z.transform(Number),
-    ),
-    z.number().check(z.int(), z.gte(1, { message: `${field} must be at least 1` })),
-  );
-
 export const TEMPLATE_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
 export type TemplateSort = (typeof TEMPLATE_SORTS)[number];
 
 export const listTemplatesQuerySchema = z.object({
-  page: z.pipe(
-    z.optional(positiveInt('page')),
-    z.transform((n) => n ?? 1),
-  ),
-  // Larger page sizes are clamped to 100, as cursor lists do.
-  pageSize: z.pipe(
-    z.optional(
-      z.pipe(
-        positiveInt('pageSize'),
-        z.transform((n) => Math.min(n, 100)),
-      ),
-    ),
-    z.transform((n) => n ?? 20),
-  ),
+  ...offsetPageQuery,
   type: z.optional(templateTypeSchema),
   search: z.optional(z.string().check(z.trim(), z.maxLength(200))),
   // Unknown sort or direction values fall back to the defaults (spec), they are not errors.
