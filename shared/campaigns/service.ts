@@ -20,6 +20,7 @@ import { findContactsByEmail } from '../contacts/repository';
 import { requireVerifiedSenderDomain } from '../domains/sender';
 import { AppError, badRequest, conflict, notFound } from '../errors';
 import { enqueue, scheduleJob } from '../jobs/registry';
+import { type OffsetPage, pageOf } from '../offset-list';
 import type { Deps } from '../ports';
 import { compileAll } from '../rendering';
 import { getSegmentRecord } from '../segments/members';
@@ -151,11 +152,18 @@ export async function createCampaign(
   input: CampaignInput,
 ): Promise<Campaign> {
   await checkDefinition(deps, projectId, input);
+  return putDraft(deps, { projectId, ...input });
+}
+
+/** Stores a new DRAFT campaign with this definition (a create, or a duplicate's copy). */
+async function putDraft(
+  deps: CampaignDeps,
+  definition: Omit<CampaignRecord, DraftState | 'id' | 'createdAt' | 'updatedAt' | 'version'>,
+): Promise<Campaign> {
   const now = deps.clock.now().toISOString();
   const record: CampaignRecord = {
+    ...definition,
     id: deps.ids.uuid(),
-    projectId,
-    ...input,
     status: 'DRAFT',
     scheduledFor: null,
     totalRecipients: null,
@@ -171,6 +179,17 @@ export async function createCampaign(
   if (!(await putNewCampaign(deps, record))) throw new Error('A new campaign id collided');
   return present(record, undefined);
 }
+
+/** What a new draft starts with, whatever the campaign it may copy. */
+type DraftState =
+  | 'status'
+  | 'scheduledFor'
+  | 'totalRecipients'
+  | 'sentAt'
+  | 'runId'
+  | 'scheduleToken'
+  | 'startedAt'
+  | 'completedAt';
 
 async function requireCampaign(deps: CampaignDeps, projectId: string, campaignId: string) {
   const found = await getCampaignWithRun(deps, projectId, campaignId);
@@ -269,25 +288,10 @@ export async function duplicateCampaign(
 ): Promise<Campaign> {
   const source = await current(deps, projectId, campaignId);
   const suffix = ' (copy)';
-  const now = deps.clock.now().toISOString();
-  const copy: CampaignRecord = {
+  return putDraft(deps, {
     ...source,
-    id: deps.ids.uuid(),
     name: `${source.name.slice(0, MAX_NAME_CHARS - suffix.length)}${suffix}`,
-    status: 'DRAFT',
-    scheduledFor: null,
-    totalRecipients: null,
-    sentAt: null,
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
-    runId: null,
-    scheduleToken: null,
-    startedAt: null,
-    completedAt: null,
-  };
-  if (!(await putNewCampaign(deps, copy))) throw new Error('A new campaign id collided');
-  return present(copy, undefined);
+  });
 }
 
 export interface SendOutcome {
@@ -427,14 +431,6 @@ const notCancellable = (status: CampaignStatus, why?: string) =>
     suggestion: 'Only SCHEDULED and SENDING campaigns can be cancelled',
   });
 
-export interface OffsetPage<T> {
-  readonly data: T[];
-  readonly page: number;
-  readonly pageSize: number;
-  readonly total: number;
-  readonly totalPages: number;
-}
-
 /**
  * The spec's offset list, as GET /templates: the project's campaign summaries (no bodies) are
  * filtered and sorted, then the requested page's campaigns and runs are read.
@@ -450,34 +446,9 @@ export async function listCampaigns(
       (q.status === undefined || c.status === q.status) &&
       (search === undefined || [c.name, c.subject, c.from].some((s) => s.toLowerCase().includes(search))),
   );
-  matches.sort(comparator(q.sort, q.dir));
-  const total = matches.length;
-  const start = (q.page - 1) * q.pageSize;
-  const pageIds = matches.slice(start, start + q.pageSize).map((c) => c.id);
-  const found = await batchGetCampaigns(deps, projectId, pageIds);
-  return {
-    data: found.map(({ record, run }) => present(record, run)),
-    page: q.page,
-    pageSize: q.pageSize,
-    total,
-    totalPages: Math.ceil(total / q.pageSize),
-  };
-}
-
-function comparator(sort: ListCampaignsQuery['sort'], dir: 'asc' | 'desc') {
-  const sign = dir === 'asc' ? 1 : -1;
-  return (a: CampaignSummary, b: CampaignSummary) => {
-    const primary =
-      sort === 'name'
-        ? a.name.localeCompare(b.name, 'en', { sensitivity: 'base' })
-        : a[sort] < b[sort]
-          ? -1
-          : a[sort] > b[sort]
-            ? 1
-            : 0;
-    // Ties (same name, same instant) keep a stable order across pages.
-    return sign * (primary !== 0 ? primary : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  };
+  const { ids, shape } = pageOf(matches, q);
+  const found = await batchGetCampaigns(deps, projectId, ids);
+  return { data: found.map(({ record, run }) => present(record, run)), ...shape };
 }
 
 export interface CampaignStats {

@@ -7,6 +7,7 @@
 import { definitionItems } from '../definitions/repository';
 import { requireVerifiedSenderDomain } from '../domains/sender';
 import { conflict, notFound } from '../errors';
+import { type OffsetPage, pageOf } from '../offset-list';
 import type { Deps } from '../ports';
 import { compileAll } from '../rendering';
 import { sleep } from '../store/store';
@@ -151,14 +152,6 @@ export async function duplicateTemplate(
   return present(copy);
 }
 
-export interface OffsetPage<T> {
-  readonly data: T[];
-  readonly page: number;
-  readonly pageSize: number;
-  readonly total: number;
-  readonly totalPages: number;
-}
-
 /**
  * The spec's offset list: filter and sort the project's template summaries (bodies are not read
  * for this), then read the full templates of the requested page only.
@@ -175,34 +168,9 @@ export async function listTemplates(
       (search === undefined ||
         [t.name, t.description ?? '', t.subject].some((s) => s.toLowerCase().includes(search))),
   );
-  matches.sort(comparator(q.sort, q.dir));
-  const total = matches.length;
-  const start = (q.page - 1) * q.pageSize;
-  const pageIds = matches.slice(start, start + q.pageSize).map((t) => t.id);
-  const records = await batchGetTemplates(deps, projectId, pageIds);
-  return {
-    data: records.map(present),
-    page: q.page,
-    pageSize: q.pageSize,
-    total,
-    totalPages: Math.ceil(total / q.pageSize),
-  };
-}
-
-function comparator(sort: ListTemplatesQuery['sort'], dir: 'asc' | 'desc') {
-  const sign = dir === 'asc' ? 1 : -1;
-  return (a: TemplateSummary, b: TemplateSummary) => {
-    const primary =
-      sort === 'name'
-        ? a.name.localeCompare(b.name, 'en', { sensitivity: 'base' })
-        : a[sort] < b[sort]
-          ? -1
-          : a[sort] > b[sort]
-            ? 1
-            : 0;
-    // Ties (same name, same instant) keep a stable order across pages.
-    return sign * (primary !== 0 ? primary : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  };
+  const { ids, shape } = pageOf(matches, q);
+  const records = await batchGetTemplates(deps, projectId, ids);
+  return { data: records.map(present), ...shape };
 }
 
 export interface TemplateUsage {
