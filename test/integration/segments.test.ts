@@ -501,3 +501,42 @@ describe('usage reports', () => {
     expect(events.body.segments).toEqual([{ id: byEvent.id, name: 'By event' }]);
   });
 });
+
+describe('segments and campaigns together', () => {
+  it('a scheduled campaign keeps its segment; usage reports list campaigns by field and event', async () => {
+    const { campaignBody, campaignProject, createCampaign } = await import('./helpers/campaigns');
+    const p = await campaignProject(rt, 'seg');
+    const segment = (await p.api('POST', '/segments', { body: { name: 'Pro', condition: plan('pro') } }))
+      .body;
+    const campaign = await createCampaign(
+      p,
+      campaignBody(p.from, { name: 'To pros', audienceType: 'SEGMENT', segmentId: segment.id }),
+    );
+    const later = new Date(rt.deps.clock.now().getTime() + 3_600_000).toISOString();
+    const scheduled = await p.api('POST', `/campaigns/${campaign.id}/send`, {
+      body: { scheduledFor: later },
+    });
+    expect(scheduled.status, scheduled.text).toBe(200);
+    const refused = await p.api('DELETE', `/segments/${segment.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details.campaigns).toEqual([
+      { id: campaign.id, name: 'To pros', status: 'SCHEDULED' },
+    ]);
+    expect((await p.api('POST', `/campaigns/${campaign.id}/cancel`)).status).toBe(200);
+    expect((await p.api('DELETE', `/segments/${segment.id}`)).status).toBe(200);
+
+    const filtered = await createCampaign(
+      p,
+      campaignBody(p.from, {
+        name: 'Upgraders',
+        audienceType: 'FILTERED',
+        audienceCondition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'event.upgrade', operator: 'triggered' }] }],
+        },
+      }),
+    );
+    const events = await p.api('GET', '/events/upgrade/usage');
+    expect(events.body.campaigns).toEqual([{ id: filtered.id, name: 'Upgraders' }]);
+  });
+});
