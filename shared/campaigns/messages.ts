@@ -2,7 +2,7 @@
  * The fan-out's job message, declared apart from the fan-out (`fanout.ts`, bound in `jobs.ts`) so
  * that the route group that queues and schedules it does without the fan-out's code.
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { defineJobMessage } from '../jobs/registry';
 
 export const CAMPAIGN_SEND_JOB = 'campaign.send';

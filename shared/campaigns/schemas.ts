@@ -1,5 +1,5 @@
 /** Input schemas of the campaign endpoints; handlers, tests and docs reuse them. */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { type Condition, parseCondition } from '../conditions';
 import { emailSchema } from '../contacts/schemas';
 import { badRequest } from '../errors';
