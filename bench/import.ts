@@ -19,7 +19,8 @@ import { quietLogger } from '../shared/adapters/local/log';
 import { MAX_IMPORT_FILE_BYTES } from '../shared/imports/multipart';
 import { startLocal } from '../shared/local/runtime';
 import type { Deps } from '../shared/ports';
-import { createStore, type Store } from '../shared/store/store';
+import { createStore } from '../shared/store/dynamo';
+import type { Store } from '../shared/store/store';
 import { table } from '../shared/table';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 50_000);

@@ -29,7 +29,7 @@ import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
 import { localLinkSigningSecret } from '../local/seed';
 import { manifest, type QueueDef } from '../manifest';
 import { type Clock, type Deps, type Ids, randomIds } from '../ports';
-import { createStore } from '../store/store';
+import { createStore } from '../store/dynamo';
 import type { EnvSource } from './aws';
 
 /** Timings that make background work quick to observe; the defaults suit a person at a laptop. */

@@ -1,7 +1,8 @@
-/** The store over DynamoDB, with its client (see aws-wiring.ts, `dynamoStore`). */
+/** The store over DynamoDB, with its client (see aws-wiring/dynamo.ts, `dynamoStore`). */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../adapters/aws/dynamo';
-import { createStore, type Store } from '../../store/store';
+import { createStore } from '../../store/dynamo';
+import type { Store } from '../../store/store';
 import type { AwsSettings } from '../aws';
 
 export function dynamoStore({ env }: AwsSettings): Store {

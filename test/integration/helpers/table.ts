@@ -2,7 +2,8 @@
  * The requests beneath the store, for the few tests about what reaches DynamoDB itself: a store
  * over the local runtime's own client (`runtime.dynamo`) that records every command it sends.
  */
-import { createStore, type Store } from '../../../shared/store/store';
+import { createStore } from '../../../shared/store/dynamo';
+import type { Store } from '../../../shared/store/store';
 import type { Json, LocalTestRuntime } from './local';
 
 export interface SentCommand {

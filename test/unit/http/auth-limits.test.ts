@@ -11,7 +11,7 @@ import { CACHE_TTL_MS, httpGroup, NEGATIVE_CACHE_TTL_MS } from '../../../shared/
 import { httpApiEvent } from '../../../shared/local/apigw-event';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
-import { createStore } from '../../../shared/store/store';
+import { createStore } from '../../../shared/store/dynamo';
 
 const SECRET = 'sk_known_secret';
 

@@ -9,7 +9,7 @@ import { type AuthedRequest, httpGroup, openRoute, route } from '../../../shared
 import { httpApiEvent } from '../../../shared/local/apigw-event';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
-import { createStore } from '../../../shared/store/store';
+import { createStore } from '../../../shared/store/dynamo';
 
 const SECRET = 'sk_test_secret';
 

@@ -8,7 +8,7 @@ import { toAppConfig } from '../../../shared/config/env';
 import { authorizeImportUpload, UNAUTHORIZED } from '../../../shared/imports/upload';
 import type { Deps } from '../../../shared/ports';
 import { hashKey } from '../../../shared/projects/repository';
-import { createStore } from '../../../shared/store/store';
+import { createStore } from '../../../shared/store/dynamo';
 
 const SECRET = 'sk_upload_secret';
 const PUBLIC = 'pk_upload_public';

@@ -10,7 +10,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors';
-import { createStore, encodeCursor } from '../../../shared/store/store';
+import { createStore } from '../../../shared/store/dynamo';
+import { encodeCursor } from '../../../shared/store/store';
 
 const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const dynamo = mockClient(db);
