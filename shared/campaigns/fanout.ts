@@ -34,13 +34,12 @@ import { emit } from '../events/emit';
 import { type ChunkOptions, chunkedJob, MOVED_ON, runChunked } from '../jobs/chunked';
 import { enqueue, type JobMeta } from '../jobs/registry';
 import type { Deps } from '../ports';
-import { type EmailContent, newEmailRecord, renderMessage } from '../sending/compose';
+import type { EmailContent } from '../sending/compose';
 import { type DeliveryPolicy, deliverEmail } from '../sending/deliver';
 import { type EmailIds, failedEvent, sentEvent } from '../sending/outcomes';
 import { claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
 import { linkSettings } from '../subscriptions/links';
 import { type Audience, audiencePage, prepareAudience } from './audience';
-import { campaignContent } from './content';
 import { campaignEmailIds } from './ids';
 import { CAMPAIGN_SEND_JOB, type CampaignSendMessage, campaignSendJobMessage } from './messages';
 import {
@@ -100,6 +99,11 @@ interface Loaded {
 /** What one message works with: the loaded run (as of its last checkpoint) and what it prepared. */
 interface FanOut extends Loaded {
   readonly content: EmailContent;
+  /**
+   * Rendering and MIME (liquidjs, html-to-text, nodemailer): loaded by a fan-out's first step, so
+   * the jobs function's other jobs do not load them at every cold start (lib/bundling.ts).
+   */
+  readonly compose: typeof import('../sending/compose');
   readonly audience: Audience;
   readonly limiter: SendRateLimiter;
   readonly batchSize: number;
@@ -124,11 +128,16 @@ export function fanOutChunks(options: FanOutOptions = {}) {
     load,
     async start(deps: Deps, loaded: Loaded): Promise<FanOut> {
       const { campaign, run } = loaded;
+      const [{ campaignContent }, compose] = await Promise.all([
+        import('./content'),
+        import('../sending/compose'),
+      ]);
       const content = campaignContent(campaign, await linkSettings(deps.config));
       const rate = deps.config.sesMaxSendRate;
       return {
         ...loaded,
         content,
+        compose,
         audience: await prepareAudience(deps, campaign.projectId, campaign, run.startedAt),
         limiter: sendRateLimiter(deps, rate),
         batchSize: Math.max(
@@ -312,13 +321,13 @@ async function sendOne(
   slot: number,
   delivery: DeliveryPolicy,
 ): Promise<Outcome> {
-  const { campaign, content } = state;
+  const { campaign, content, compose } = state;
   const { projectId } = campaign;
   const ids = campaignEmailIds(campaign.id, contact.id);
   const recipient = { to: { email: contact.email }, contact };
-  const message = await renderMessage(projectId, content, recipient, deps.clock.now());
+  const message = await compose.renderMessage(projectId, content, recipient, deps.clock.now());
   const base: EmailRecord = {
-    ...newEmailRecord(projectId, content, recipient, ids.email, deps.clock.now()),
+    ...compose.newEmailRecord(projectId, content, recipient, ids.email, deps.clock.now()),
     subject: message.subject,
     campaignId: campaign.id,
     campaignBatch: batch,

@@ -22,12 +22,9 @@ import { AppError, badRequest, conflict, notFound } from '../errors';
 import { enqueue, scheduleJob } from '../jobs/registry';
 import { type OffsetPage, pageOf } from '../offset-list';
 import type { Deps } from '../ports';
-import { compileAll } from '../rendering';
 import { getSegmentRecord } from '../segments/members';
-import { renderMessage } from '../sending/compose';
 import { sleep } from '../store/store';
 import { linkSettings } from '../subscriptions/links';
-import { campaignContent } from './content';
 import { campaignScheduleName, campaignSendJobMessage } from './messages';
 import {
   batchGetCampaigns,
@@ -137,6 +134,8 @@ const backoff = (attempt: number) =>
 
 /** Checks a definition's content and references before it is stored (422, 403, 404). */
 async function checkDefinition(deps: CampaignDeps, projectId: string, input: CampaignInput): Promise<void> {
+  // The renderer is loaded on the first write, not at every cold start (lib/bundling.ts).
+  const { compileAll } = await import('../rendering');
   compileAll([
     { field: 'subject', source: input.subject, kind: 'text' },
     { field: 'body', source: input.body, kind: 'html' },
@@ -519,6 +518,11 @@ export async function testSendCampaign(
 ): Promise<TestSendResult> {
   const record = await current(deps, projectId, campaignId);
   await requireVerifiedSenderDomain(deps, projectId, record.from);
+  // Rendering and MIME are loaded by the first test send, not at every cold start.
+  const [{ campaignContent }, { renderMessage }] = await Promise.all([
+    import('./content'),
+    import('../sending/compose'),
+  ]);
   const content = campaignContent(record, await linkSettings(deps.config), '[Test] ');
   const lower = email.toLowerCase();
   const found = (await findContactsByEmail(deps, projectId, [lower])).get(lower);

@@ -6,6 +6,7 @@
 import { convert } from 'html-to-text';
 import type { ContactData } from '../contacts/data';
 import { type FieldIssue, validationError } from '../errors';
+import { MAX_SUBJECT_CHARS } from './limits';
 import { type CompiledTemplate, type ContentKind, compile, render, TemplateSyntaxError } from './liquid';
 
 export { type CompiledTemplate, compile, RenderError, render, TemplateSyntaxError } from './liquid';
@@ -38,9 +39,6 @@ export function templateVariables(input: {
     manageUrl: input.links.manageUrl,
   };
 }
-
-/** Longest subject line (RFC 5322's line limit, as the spec's subject rule). */
-export const MAX_SUBJECT_CHARS = 998;
 
 /**
  * Renders a subject: plain text (no HTML escaping), CR, LF and NUL replaced so a value can never

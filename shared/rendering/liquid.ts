@@ -7,10 +7,9 @@
  * values); subjects and other plain text render unescaped.
  */
 import { Drop, Liquid, Output, type Template } from 'liquidjs';
+import { MAX_TEMPLATE_CHARS } from './limits';
 import { toLiquid } from './syntax';
 
-/** Longest template source accepted by one parse (characters). */
-export const MAX_TEMPLATE_CHARS = 1_000_000;
 /** Wall-clock budget of one render. */
 export const RENDER_TIME_LIMIT_MS = 1_000;
 /** liquidjs's allocation budget of one render (array and string building). */

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { validationError } from '../errors';
 import { toFieldIssues } from '../http/validation';
-import { MAX_TEMPLATE_CHARS } from '../rendering/liquid';
+import { MAX_TEMPLATE_CHARS } from '../rendering/limits';
 import { displayNameSchema, subjectSchema } from '../templates/schemas';
 
 /** Recipients per request; each is a contact upsert, a render and a send within the 29 s budget. */

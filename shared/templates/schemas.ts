@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { flatBadRequest } from '../errors';
 import { offsetPageQuery, parse } from '../http/validation';
-import { MAX_SUBJECT_CHARS } from '../rendering';
+import { MAX_SUBJECT_CHARS } from '../rendering/limits';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
 export const templateTypeSchema = z.enum(TEMPLATE_TYPES);

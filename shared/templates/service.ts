@@ -9,7 +9,6 @@ import { requireVerifiedSenderDomain } from '../domains/sender';
 import { conflict, notFound } from '../errors';
 import { type OffsetPage, pageOf } from '../offset-list';
 import type { Deps } from '../ports';
-import { compileAll } from '../rendering';
 import { sleep } from '../store/store';
 import {
   batchGetTemplates,
@@ -34,7 +33,12 @@ export type TemplateDeps = Pick<Deps, 'store' | 'clock' | 'ids'>;
 
 const MAX_ATTEMPTS = 5;
 
-function checkLiquid(input: { subject?: string; body?: string }) {
+/**
+ * 422 when the subject or body does not parse. The renderer (liquidjs, html-to-text) is loaded on
+ * the first write, not at every cold start of the function.
+ */
+async function checkLiquid(input: { subject?: string; body?: string }) {
+  const { compileAll } = await import('../rendering');
   compileAll([
     ...(input.subject === undefined
       ? []
@@ -48,7 +52,7 @@ export async function createTemplate(
   projectId: string,
   input: CreateTemplateInput,
 ): Promise<Template> {
-  checkLiquid(input);
+  await checkLiquid(input);
   await requireVerifiedSenderDomain(deps, projectId, input.from);
   const now = deps.clock.now().toISOString();
   const record: TemplateRecord = {
@@ -92,7 +96,7 @@ export async function patchTemplate(
   templateId: string,
   input: PatchTemplateInput,
 ): Promise<Template> {
-  checkLiquid({ subject: input.subject, body: input.body });
+  await checkLiquid({ subject: input.subject, body: input.body });
   let domainChecked = false;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) await sleep(Math.min(200, 5 * 2 ** attempt) * Math.random());

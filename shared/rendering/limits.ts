@@ -1,0 +1,10 @@
+/**
+ * Rendering's size limits, apart from the renderer: request schemas check them, and importing
+ * them must not load liquidjs and html-to-text into a function's cold start.
+ */
+
+/** Longest template source accepted by one parse (characters). */
+export const MAX_TEMPLATE_CHARS = 1_000_000;
+
+/** Longest subject line (RFC 5322's line limit, as the spec's subject rule). */
+export const MAX_SUBJECT_CHARS = 998;
