@@ -1,7 +1,8 @@
 /**
- * `npm run bench:bundles`: builds every function of the manifest with CDK's bundling options
- * (`sesameBundling`, lib/constructs/sesame-function.ts) through esbuild directly, plus a baseline
- * bundle holding only the DynamoDB document client, and prints per function its size, its median
+ * `npm run bench:bundles`: builds every function of the manifest as CDK does (`bundleEntry`,
+ * lib/bundling.ts: split into chunks), plus a baseline bundle holding only the DynamoDB document
+ * client, and prints per function what a cold start loads (the entry and the chunks it imports
+ * statically) and the whole asset's size, the entry's median
  * import time above a bare `node` over paired runs (each run times a bare node right before the
  * bundle), that time against the baseline's of the same runs, and the goal that applies:
  *
@@ -47,46 +48,15 @@ const root = path.resolve(values.root ?? path.join(import.meta.dirname, '..'));
 const { functionUses, manifest, routeKey } = (await import(
   pathToFileURL(path.join(root, 'shared/manifest.ts')).href
 )) as typeof import('../shared/manifest');
-const { sesameBundling } = (await import(
-  pathToFileURL(path.join(root, 'lib/constructs/sesame-function.ts')).href
-)) as typeof import('../lib/constructs/sesame-function');
+const { bundleEntry, esbuildOptions } = (await import(
+  pathToFileURL(path.join(root, 'lib/bundling.ts')).href
+)) as typeof import('../lib/bundling');
 const out = values.keep ? path.resolve(values.keep) : mkdtempSync(path.join(tmpdir(), 'sesame-bundles-'));
 mkdirSync(out, { recursive: true });
 
 /** The routes whose functions have goals of their own. */
 const TRACK = 'POST /v1/track';
 const SEND = 'POST /v1/send';
-
-/** esbuild options equal to what NodejsFunction passes for `sesameBundling`. */
-function options(
-  entry: string,
-  outfile: string,
-  minify: boolean = sesameBundling.minify,
-): esbuild.BuildOptions {
-  return {
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: sesameBundling.format === 'esm' ? 'esm' : 'cjs',
-    target: sesameBundling.target,
-    mainFields: [...sesameBundling.mainFields],
-    minify,
-    sourcemap: minify ? sesameBundling.sourceMap : false,
-    sourcesContent: sesameBundling.sourcesContent,
-    // bundleAwsSDK: nothing external.
-    external: [],
-    // Unminified, the banner's `createRequire` would clash with a bundled module's own import of it.
-    banner: {
-      js: minify
-        ? sesameBundling.banner
-        : "import { createRequire as __bannerRequire } from 'node:module'; const require = __bannerRequire(import.meta.url);",
-    },
-    metafile: true,
-    absWorkingDir: root,
-    logLevel: 'error',
-  };
-}
 
 interface Fn {
   /** `http-track`, `queue-jobs`, ... or `baseline`. */
@@ -97,7 +67,10 @@ interface Fn {
 
 interface Built extends Fn {
   readonly file: string;
+  /** What a cold start loads: the entry file and the chunks it imports statically. */
   readonly bytes: number;
+  /** Every file of the function's asset (chunks loaded on first use too), maps left out. */
+  readonly assetBytes: number;
   readonly metafile: esbuild.Metafile;
   readonly packages: [string, number][];
   readonly duplicates: { name: string; copies: string[] }[];
@@ -124,17 +97,22 @@ async function build(fn: Fn): Promise<Built> {
   const dir = path.join(out, fn.name);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'index.mjs');
-  const result = await esbuild.build(options(fn.entry, file));
-  const metafile = result.metafile!;
+  const { metafile, startupFiles, files } = await bundleEntry(fn.entry, dir);
   writeFileSync(path.join(dir, 'metafile.json'), JSON.stringify(metafile));
+  const sizeOf = (names: readonly string[]) =>
+    names.reduce((sum, n) => sum + statSync(path.join(dir, n)).size, 0);
+  const startupOutputs = new Set(startupFiles.map((n) => path.relative(root, path.join(dir, n))));
   const packages = new Map<string, number>();
   const dirs = new Map<string, Set<string>>();
-  for (const [input, info] of Object.entries(metafile.outputs[path.relative(root, file)]?.inputs ?? {})) {
-    const { name, dir: pkgDir } = packageOf(input);
-    packages.set(name, (packages.get(name) ?? 0) + info.bytesInOutput);
-    if (pkgDir.includes('node_modules/')) {
-      if (!dirs.has(name)) dirs.set(name, new Set());
-      dirs.get(name)!.add(pkgDir);
+  for (const [output, meta] of Object.entries(metafile.outputs)) {
+    for (const [input, info] of Object.entries(meta.inputs)) {
+      const { name, dir: pkgDir } = packageOf(input);
+      // The largest parts of what a cold start loads; duplicates anywhere in the asset.
+      if (startupOutputs.has(output)) packages.set(name, (packages.get(name) ?? 0) + info.bytesInOutput);
+      if (pkgDir.includes('node_modules/')) {
+        if (!dirs.has(name)) dirs.set(name, new Set());
+        dirs.get(name)!.add(pkgDir);
+      }
     }
   }
   const duplicates = [...dirs]
@@ -146,7 +124,8 @@ async function build(fn: Fn): Promise<Built> {
   return {
     ...fn,
     file,
-    bytes: statSync(file).size,
+    bytes: sizeOf(startupFiles),
+    assetBytes: sizeOf(files),
     metafile,
     packages: [...packages].sort((a, b) => b[1] - a[1]),
     duplicates,
@@ -258,7 +237,8 @@ const rows = builds.map((b) => {
   return {
     function: b.name,
     role: role[kindOf(b)],
-    'size KB': Math.round(b.bytes / 1024),
+    'startup KB': Math.round(b.bytes / 1024),
+    'asset KB': Math.round(b.assetBytes / 1024),
     'import ms': ms.toFixed(1),
     'x baseline': (ms / base).toFixed(2),
     'cpu ms (x)': `${median(cpuAbove.get(b.name)!).toFixed(1)} (${(median(cpuAbove.get(b.name)!) / cpuBase).toFixed(2)})`,
@@ -297,7 +277,7 @@ console.log(
       : ''),
 );
 
-console.log('\nLargest parts of each bundle (bytes in the output):');
+console.log('\nLargest parts of what each cold start loads (bytes in the entry and its static chunks):');
 for (const b of builds)
   console.log(
     `  ${b.name}: ${b.packages
@@ -335,7 +315,9 @@ async function instrumented(fn: Fn): Promise<string> {
   const dir = path.join(out, fn.name, 'startup');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'index.mjs');
-  await esbuild.build(options(fn.entry, file, false));
+  // One file: what the cold start evaluates is the same (chunks behind an `import()` become
+  // wrapped modules that run on first use), and the wrappers are what this instruments.
+  await esbuild.build({ ...esbuildOptions(fn.entry, dir, { minify: false }), splitting: false });
   const lines = readFileSync(file, 'utf8').split('\n');
   const first = lines.findIndex((l) => /^\/\/ \S+$/.test(l));
   if (first < 0) throw new Error(`${fn.name}: no module comments in esbuild's output; cannot instrument it`);

@@ -1,11 +1,11 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { defaults } from '../../shared/manifest';
+import { bundleEntrySync, sesameBundling } from '../bundling';
 import { repoRoot } from '../paths';
 
 export interface SesameFunctionProps {
@@ -29,35 +29,13 @@ export interface SesameFunctionProps {
 }
 
 /**
- * ESM needs `require` for the CommonJS dependencies esbuild inlines (parts of the AWS SDK among
- * them); this is the banner esbuild's documentation suggests.
- */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-
-/**
- * How every function is bundled (bench/bundles.ts builds with the same options through esbuild).
- */
-export const sesameBundling = {
-  format: OutputFormat.ESM,
-  target: 'node22',
-  mainFields: ['module', 'main'],
-  minify: true,
-  sourceMap: true,
-  // Mappings are enough for stack traces; embedding sources would double the asset size.
-  sourcesContent: false,
-  bundleAwsSDK: true,
-  banner: ESM_REQUIRE_BANNER,
-} satisfies BundlingOptions;
-
-/**
- * A Lambda function as every Sesame entry point runs: Node.js 22 on arm64, bundled locally by
- * esbuild (minified ESM with source maps, AWS SDK v3 inside the bundle so the version is the
- * one tested), its own log group with a retention, and its own role that may write only to that
+ * A Lambda function as every Sesame entry point runs: Node.js 22 on arm64, bundled by esbuild in
+ * the CDK process (`../bundling.ts`: minified ESM split into chunks, with source maps, AWS SDK v3
+ * inside the bundle so the version is the one tested), its own log group with a retention, and its own role that may write only to that
  * log group until `bind*` methods of other constructs add more.
  */
 export class SesameFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
@@ -73,11 +51,24 @@ export class SesameFunction extends Construct {
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: path.join(repoRoot, props.entry),
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
+    const entry = path.join(repoRoot, props.entry);
+    this.function = new LambdaFunction(this, 'Function', {
+      // The asset is the bundle, hashed by its output (as NodejsFunction does); the source folder
+      // is only where bundling starts. The Docker image is never pulled: local bundling always
+      // succeeds or throws.
+      code: Code.fromAsset(repoRoot, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          image: DockerImage.fromRegistry('local-bundling-only'),
+          local: {
+            tryBundle(outputDir) {
+              bundleEntrySync(entry, outputDir);
+              return true;
+            },
+          },
+        },
+      }),
+      handler: `${path.basename(sesameBundling.entryFile, '.mjs')}.handler`,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -86,7 +77,6 @@ export class SesameFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps' },
-      bundling: sesameBundling,
     });
 
     Validations.of(this).acknowledge({

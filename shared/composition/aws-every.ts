@@ -1,20 +1,18 @@
 /**
  * Every AWS adapter factory, for tests and tools: an entry point imports only the factories of
- * shared/composition/aws-wiring.ts it uses, never this module (it would bundle every SDK client).
+ * shared/composition/aws-wiring/ it uses, never this module (it would bundle every SDK client).
  */
 import type { PortUse } from '../manifest';
 import { type AwsFunction, portsOfUse } from './aws';
-import {
-  dynamoStore,
-  eventBridgeScheduler,
-  route53Zones,
-  s3Blobs,
-  sesEmailIdentities,
-  sesMailer,
-  sqsQueue,
-  ssmLinkSigningSecret,
-  systemDns,
-} from './aws-wiring';
+import { systemDns } from './aws-wiring/dns';
+import { dynamoStore } from './aws-wiring/dynamo';
+import { route53Zones } from './aws-wiring/route53';
+import { s3Blobs } from './aws-wiring/s3';
+import { eventBridgeScheduler } from './aws-wiring/scheduler';
+import { sesEmailIdentities } from './aws-wiring/ses-identities';
+import { sesMailer } from './aws-wiring/ses-mailer';
+import { sqsQueue } from './aws-wiring/sqs';
+import { ssmLinkSigningSecret } from './aws-wiring/ssm';
 
 /** Every factory: what a function declaring every use would be wired with (tests, tools). */
 export const everyPort = {

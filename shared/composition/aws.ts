@@ -1,7 +1,7 @@
 /**
  * Composition root for AWS: builds `Deps` from the environment. A function builds only the ports
  * its manifest entry declares it `uses`, each on first use: `awsDeps` takes the declared uses and
- * the function's `AwsWiring` (the adapter factories of shared/composition/aws-wiring.ts the entry
+ * the function's `AwsWiring` (the adapter factories of shared/composition/aws-wiring/ the entry
  * point imports, so the bundle of a function holds only the adapters and SDK clients it uses), and
  * answers ports that build their adapter on their first call. The SDK clients (and their
  * connection pools) are created once per cold start, at first use, and reused by every invocation.
@@ -109,7 +109,17 @@ export function parseAwsSettings(source: EnvSource = process.env): AwsSettings {
 /** Builds one port's adapter (and its SDK client) from the settings; called on the port's first use. */
 export type PortFactory<T> = (settings: AwsSettings) => Promise<T>;
 
-/** The adapter factories a function is wired with: exactly the ports its declared uses need. */
+/**
+ * The adapter factories a function is wired with: exactly the ports its declared uses need. Each
+ * factory is a module of its own in ./aws-wiring/, and an entry point imports only the ones it is
+ * wired with: functions are split into chunks (lib/bundling.ts), and every dynamic `import()` in a
+ * bundle's module graph is a chunk, even one inside a factory the function never calls; the code
+ * such a chunk shares with the function's own then lands in the chunks every cold start loads.
+ *
+ * Each factory but the table's loads its adapter and SDK client (./aws-ports/, which import the
+ * SDK) with a dynamic `import()` on the port's first use, so a cold start loads none of them. The
+ * table's is imported statically: every function with a store uses it on every request.
+ */
 export interface AwsWiring {
   readonly store?: PortFactory<Store>;
   readonly queue?: PortFactory<QueuePort>;

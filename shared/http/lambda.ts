@@ -2,7 +2,7 @@
  * Lambda entry helper: the deployed `handler` builds its dependencies from the environment once
  * per cold start (AWS adapters) and reuses them; the local runtime calls `createHandler(deps)`
  * with local adapters instead. An entry point names its manifest entry and the AWS adapter
- * factories it is wired with (shared/composition/aws-wiring.ts); `awsDeps` checks the wiring
+ * factories it is wired with (shared/composition/aws-wiring/); `awsDeps` checks the wiring
  * against the entry's declared uses and builds each port on its first use.
  */
 import type { Context } from 'aws-lambda';

@@ -7,9 +7,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { expect, it } from 'vitest';
 import { SesameFunction } from '../../lib/constructs/sesame-function';
 
-// Bundles one small fixture for real (local esbuild, no Docker) to check the bundling options;
-// `npm run synth` bundles the real handlers.
-it('bundles a self-contained, minified ESM module with source maps and the AWS SDK inside', () => {
+// Bundles one small fixture for real (esbuild in this process, no Docker) to check the bundling
+// options; `npm run synth` bundles the real handlers.
+it('bundles self-contained, minified ESM chunks with source maps, the AWS SDK inside and no dead chunk', () => {
   const app = new App();
   const stack = new Stack(app, 'Bundling');
   new SesameFunction(stack, 'Fn', { entry: 'test/infra/fixtures/sdk-handler.ts' });
@@ -27,8 +27,19 @@ it('bundles a self-contained, minified ESM module with source maps and the AWS S
   expect(existsSync(path.join(assetDir!, 'index.mjs.map'))).toBe(true);
   expect(code.split('\n').length).toBeLessThan(100); // minified
 
-  // Run it where no node_modules can be found: the SDK must be inside the bundle, and the
-  // CommonJS parts of it must load through the banner's `require`.
+  // The scheduler client is a chunk of its own that the entry does not load at start; the Route 53
+  // factory nobody calls leaves no chunk behind.
+  const chunks = readdirSync(path.join(assetDir!, 'chunks')).filter((f) => f.endsWith('.mjs'));
+  const chunkText = chunks.map((f) => readFileSync(path.join(assetDir!, 'chunks', f), 'utf8'));
+  expect(chunkText.some((text) => text.includes('scheduler'))).toBe(true);
+  expect([code, ...chunkText].some((text) => /route ?53/i.test(text))).toBe(false);
+  for (const [i, text] of chunkText.entries()) {
+    expect(text.startsWith("import { createRequire } from 'node:module';"), chunks[i]).toBe(true);
+    expect(existsSync(path.join(assetDir!, 'chunks', `${chunks[i]}.map`)), chunks[i]).toBe(true);
+  }
+
+  // Run it where no node_modules can be found: the SDK must be inside the bundle, the CommonJS
+  // parts of it must load through the banner's `require`, and the chunk must load on first use.
   const sandbox = mkdtempSync(path.join(tmpdir(), 'sesame-bundle-'));
   try {
     cpSync(assetDir!, sandbox, { recursive: true });
@@ -37,7 +48,7 @@ it('bundles a self-contained, minified ESM module with source maps and the AWS S
       ['--input-type=module', '-e', "const m = await import('./index.mjs'); console.log(await m.handler());"],
       { cwd: sandbox, encoding: 'utf8' },
     );
-    expect(output.trim()).toBe('SQS');
+    expect(output.trim()).toBe('SQS Scheduler');
   } finally {
     rmSync(sandbox, { recursive: true, force: true });
     rmSync(app.outdir, { recursive: true, force: true });

@@ -3,7 +3,8 @@
  * the secret key and the request's headers, creates the import job, and hands API Gateway the
  * project and job ids that name the stored object. See shared/imports/upload.ts.
  */
-import { dynamoStore, eventBridgeScheduler } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { eventBridgeScheduler } from '../../../shared/composition/aws-wiring/scheduler';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
 import { authorizeImportUpload, type UploadAuthorizerEvent } from '../../../shared/imports/upload';

@@ -19,13 +19,11 @@ import {
   sendCampaign,
   testSendCampaign,
 } from '../../../shared/campaigns/service';
-import {
-  dynamoStore,
-  eventBridgeScheduler,
-  sesMailer,
-  sqsQueue,
-  ssmLinkSigningSecret,
-} from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { eventBridgeScheduler } from '../../../shared/composition/aws-wiring/scheduler';
+import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';

@@ -2,7 +2,8 @@
 
 import { bulkRequestSchema } from '../../../shared/bulk/schemas';
 import { getBulk, startBulk } from '../../../shared/bulk/service';
-import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { parseDataPatch } from '../../../shared/contacts/data';
 import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
 import { present } from '../../../shared/contacts/repository';

@@ -1,11 +1,9 @@
 /** Domains route group: sender domains of the key's project. */
 
-import {
-  dynamoStore,
-  route53Zones,
-  sesEmailIdentities,
-  systemDns,
-} from '../../../shared/composition/aws-wiring';
+import { systemDns } from '../../../shared/composition/aws-wiring/dns';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { route53Zones } from '../../../shared/composition/aws-wiring/route53';
+import { sesEmailIdentities } from '../../../shared/composition/aws-wiring/ses-identities';
 import { present } from '../../../shared/domains/repository';
 import { addDomainSchema, domainIdSchema, projectIdSchema } from '../../../shared/domains/schemas';
 import { addDomain, listProjectDomains, removeDomain, verifyDomain } from '../../../shared/domains/service';

@@ -1,6 +1,7 @@
 /** Events route group: parses and validates input, calls one use case, maps the result. */
 
-import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import {
   contactEventsQuerySchema,
   contactIdParamSchema,

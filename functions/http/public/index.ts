@@ -3,13 +3,12 @@
  * has a group of its own, functions/http/track). Each domain module exports its route
  * implementations; this file only composes them.
  */
-import {
-  dynamoStore,
-  sesMailer,
-  sqsQueue,
-  ssmLinkSigningSecret,
-  systemDns,
-} from '../../../shared/composition/aws-wiring';
+
+import { systemDns } from '../../../shared/composition/aws-wiring/dns';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { httpGroup, type RouteImpl } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';

@@ -1,6 +1,7 @@
 /** Segments route group: parses and validates input, calls one use case, maps the result. */
 
-import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';

@@ -1,6 +1,6 @@
 /** Templates route group: parses and validates input, calls one use case, maps the result. */
 
-import { dynamoStore } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';

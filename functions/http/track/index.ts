@@ -4,7 +4,8 @@
  * need (rendering, MIME, the verification lists): its bundle holds the HTTP stack, the contact
  * upsert and the event, and the clients of the table and the queue.
  */
-import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { httpGroup } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';

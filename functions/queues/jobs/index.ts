@@ -3,13 +3,11 @@
  * job list is derived from the domains' job modules (`shared/jobs/catalog.ts`); nothing is listed
  * here. The jobs get only the ports the manifest's `jobs` queue declares it uses.
  */
-import {
-  dynamoStore,
-  s3Blobs,
-  sesMailer,
-  sqsQueue,
-  ssmLinkSigningSecret,
-} from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { s3Blobs } from '../../../shared/composition/aws-wiring/s3';
+import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
 import { allJobs, allNormalizers } from '../../../shared/jobs/catalog';

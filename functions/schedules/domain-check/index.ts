@@ -4,7 +4,9 @@
  * with only the ports the schedule declares it uses.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { dynamoStore, sesEmailIdentities, systemDns } from '../../../shared/composition/aws-wiring';
+import { systemDns } from '../../../shared/composition/aws-wiring/dns';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sesEmailIdentities } from '../../../shared/composition/aws-wiring/ses-identities';
 import { checkPendingDomains, type PendingCheckSummary } from '../../../shared/domains/service';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';

@@ -4,7 +4,8 @@
  * (shared/segments/periodic.ts), with only the ports the schedule declares it uses.
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import { dynamoStore, sqsQueue } from '../../../shared/composition/aws-wiring';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { declaredDeps } from '../../../shared/http/ports';
 import type { Deps } from '../../../shared/ports';

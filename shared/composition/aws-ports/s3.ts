@@ -1,4 +1,4 @@
-/** The blob port over S3, with its client (see aws-wiring.ts, `s3Blobs`). */
+/** The blob port over S3, with its client (see aws-wiring/s3.ts, `s3Blobs`). */
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3Blobs } from '../../adapters/aws/s3';
 import type { BlobPort } from '../../ports';

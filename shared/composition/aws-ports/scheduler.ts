@@ -1,4 +1,4 @@
-/** The scheduler port over EventBridge Scheduler, with its client (see aws-wiring.ts). */
+/** The scheduler port over EventBridge Scheduler, with its client (see aws-wiring/scheduler.ts). */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { EventBridgeScheduler } from '../../adapters/aws/scheduler';
 import type { SchedulerPort } from '../../ports';

@@ -1,4 +1,4 @@
-/** The mailer port over SES (see aws-wiring.ts, `sesMailer`). */
+/** The mailer port over SES (see aws-wiring/ses-mailer.ts, `sesMailer`). */
 import { SesMailer } from '../../adapters/aws/ses';
 import type { MailerPort } from '../../ports';
 import type { AwsSettings } from '../aws';

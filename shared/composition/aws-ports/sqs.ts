@@ -1,4 +1,4 @@
-/** The queue port over SQS, with its client (see aws-wiring.ts, `sqsQueue`). */
+/** The queue port over SQS, with its client (see aws-wiring/sqs.ts, `sqsQueue`). */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsQueue } from '../../adapters/aws/sqs';
 import type { QueuePort } from '../../ports';

@@ -1,4 +1,4 @@
-/** The loader of the link-signing key from SSM, with its client (see aws-wiring.ts). */
+/** The loader of the link-signing key from SSM, with its client (see aws-wiring/ssm.ts). */
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { ssmParameterLoader } from '../../adapters/aws/ssm-parameter';
 import type { SecretLoader } from '../../config/env';

@@ -1,0 +1,131 @@
+/**
+ * How every Lambda entry point is bundled: esbuild, run in the CDK process (no Docker), into
+ * minified ESM with source maps and the AWS SDK inside, split into chunks.
+ *
+ * Code splitting is why this is not NodejsFunction's bundling (which writes one `--outfile`):
+ * without it, esbuild inlines everything a dynamic `import()` reaches into the one file, wrapped to
+ * run on first use but parsed at every cold start, and not tree-shaken (an SDK client reached that
+ * way comes with all its commands). With it, each dynamic `import()` is a chunk of its own that
+ * Lambda reads only when that code first runs, and the code behind it is tree-shaken like the rest.
+ * So a cold start loads `index.mjs` and the chunks it imports statically, nothing else.
+ *
+ * bench/bundles.ts builds with the same options to measure import times.
+ */
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+
+/**
+ * ESM needs `require` for the CommonJS dependencies esbuild inlines (parts of the AWS SDK among
+ * them); this is the banner esbuild's documentation suggests. esbuild puts it on every chunk.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/** The bundling settings every function shares. */
+export const sesameBundling = {
+  /** The file Lambda loads (handler `index.handler`). */
+  entryFile: 'index.mjs',
+  /** Where the chunks go, beside it. */
+  chunkDir: 'chunks',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourcemap: true,
+  // Mappings are enough for stack traces; embedding sources would double the asset size.
+  sourcesContent: false,
+  banner: ESM_REQUIRE_BANNER,
+} as const;
+
+/** esbuild's options for bundling `entry` (absolute) into `outdir`. */
+export function esbuildOptions(
+  entry: string,
+  outdir: string,
+  { minify = sesameBundling.minify }: { minify?: boolean } = {},
+): esbuild.BuildOptions & { metafile: true } {
+  return {
+    entryPoints: { [path.basename(sesameBundling.entryFile, '.mjs')]: entry },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: `${sesameBundling.chunkDir}/[name]-[hash]`,
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: sesameBundling.target,
+    mainFields: [...sesameBundling.mainFields],
+    minify,
+    sourcemap: minify ? sesameBundling.sourcemap : false,
+    sourcesContent: sesameBundling.sourcesContent,
+    // The AWS SDK is bundled too: the version that runs is the one tested.
+    external: [],
+    banner: {
+      // Unminified, the banner's `createRequire` would clash with a bundled module's own import of it.
+      js: minify
+        ? sesameBundling.banner
+        : "import { createRequire as __bannerRequire } from 'node:module'; const require = __bannerRequire(import.meta.url);",
+    },
+    metafile: true,
+    logLevel: 'error',
+  };
+}
+
+export interface BundleResult {
+  readonly metafile: esbuild.Metafile;
+  /** Files (relative to outdir) a cold start loads: the entry and the chunks it imports statically. */
+  readonly startupFiles: readonly string[];
+  /** Every file kept, startup files and chunks loaded on first use alike (maps not included). */
+  readonly files: readonly string[];
+}
+
+/**
+ * Bundles `entry` into `outdir` and removes the chunks nothing can load. esbuild writes a chunk for
+ * every dynamic `import()` of a module in the graph, even one inside code it then drops as unused
+ * (an adapter factory a function is not wired with): such a chunk is in no output's imports.
+ */
+export async function bundleEntry(
+  entry: string,
+  outdir: string,
+  options: { minify?: boolean } = {},
+): Promise<BundleResult> {
+  const result = await esbuild.build(esbuildOptions(entry, outdir, options));
+  return pruneUnreachable(result.metafile, outdir);
+}
+
+/** `bundleEntry`, synchronously (CDK's local bundling is synchronous). */
+export function bundleEntrySync(entry: string, outdir: string): BundleResult {
+  const result = esbuild.buildSync(esbuildOptions(entry, outdir));
+  return pruneUnreachable(result.metafile, outdir);
+}
+
+function pruneUnreachable(metafile: esbuild.Metafile, outdir: string): BundleResult {
+  // Output paths in the metafile are relative to the working directory.
+  const rel = (output: string) => path.relative(outdir, path.resolve(output));
+  const outputs = new Map(
+    Object.entries(metafile.outputs)
+      .filter(([file]) => file.endsWith('.mjs'))
+      .map(([file, out]) => [rel(file), out] as const),
+  );
+  const walk = (kinds: ReadonlySet<string>): Set<string> => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const imported of outputs.get(file)?.imports ?? []) {
+        if (!imported.external && kinds.has(imported.kind)) visit(rel(imported.path));
+      }
+    };
+    visit(sesameBundling.entryFile);
+    return seen;
+  };
+  const startup = walk(new Set(['import-statement']));
+  const reachable = walk(new Set(['import-statement', 'dynamic-import']));
+  for (const file of outputs.keys()) {
+    if (reachable.has(file)) continue;
+    rmSync(path.join(outdir, file), { force: true });
+    rmSync(path.join(outdir, `${file}.map`), { force: true });
+  }
+  const chunkDir = path.join(outdir, sesameBundling.chunkDir);
+  if (existsSync(chunkDir) && readdirSync(chunkDir).length === 0) rmSync(chunkDir, { recursive: true });
+  return { metafile, startupFiles: [...startup], files: [...reachable] };
+}

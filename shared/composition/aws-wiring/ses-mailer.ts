@@ -1,0 +1,10 @@
+/**
+ * The mailer's adapter factory: SES, loaded on first use.
+ * One factory per module (see `AwsWiring`, ../aws.ts): an entry point imports the factories it is wired
+ * with, and no other factory's `import()` is in its bundle's graph.
+ */
+import type { MailerPort } from '../../ports';
+import type { PortFactory } from '../aws';
+
+export const sesMailer: PortFactory<MailerPort> = async (settings) =>
+  (await import('../aws-ports/ses-mailer')).sesMailer(settings);
