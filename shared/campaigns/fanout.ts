@@ -56,7 +56,7 @@ import {
   recordRunError,
   startScheduledCampaign,
 } from './repository';
-import { type SendRateLimiter, sendRateLimiter } from './send-rate';
+import { accountSendRate, type SendRateLimiter, sendRateLimiter } from './send-rate';
 
 export { CAMPAIGN_SEND_JOB };
 
@@ -133,7 +133,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         import('../sending/compose'),
       ]);
       const content = campaignContent(campaign, await linkSettings(deps.config));
-      const rate = deps.config.sesMaxSendRate;
+      const rate = await accountSendRate(deps);
       return {
         ...loaded,
         content,

@@ -17,10 +17,12 @@
  * conditional write (one more unit) and a read of the window. The items expire (TTL) an hour
  * after their window.
  *
- * On AWS the rate could be read from SES (GetAccount's SendQuota.MaxSendRate); that needs an SES
- * read right and a port method the functions do not have, so the deployment states it instead.
+ * The rate (`accountSendRate`): SES_MAX_SEND_RATE when the deployment sets it; otherwise the
+ * account's own maximum send rate as the mailer reports it (on AWS SES's GetAccount, read once per
+ * instance and reused for ten minutes); otherwise 14, a new production account's rate.
  */
-import type { Clock } from '../ports';
+import type { AppConfig } from '../config/env';
+import type { Clock, MailerPort } from '../ports';
 import { sleep as realSleep, type StoreDeps } from '../store/store';
 import { keys } from '../table';
 
@@ -196,6 +198,17 @@ export function tableRateWindows(deps: StoreDeps, windowMs: number): RateWindows
 }
 
 /** The limiter of a worker over the table, at `rate` messages a second. */
+/** A new SES production account's maximum send rate: the rate when nothing states another. */
+export const DEFAULT_SES_MAX_SEND_RATE = 14;
+
+/** The messages a second every worker together may hand to SES (see the top of this module). */
+export async function accountSendRate(deps: {
+  readonly config: Pick<AppConfig, 'sesMaxSendRate'>;
+  readonly mailer: Pick<MailerPort, 'maxSendRate'>;
+}): Promise<number> {
+  return deps.config.sesMaxSendRate ?? (await deps.mailer.maxSendRate()) ?? DEFAULT_SES_MAX_SEND_RATE;
+}
+
 export function sendRateLimiter(
   deps: StoreDeps & { readonly clock: Clock },
   rate: number,

@@ -203,7 +203,7 @@ export function awsDeps(source: EnvSource, fn: AwsFunction): Deps {
       w.scheduler && !settings.schedulerRoleArn
         ? unconfiguredScheduler
         : port<SchedulerPort>('scheduler', ['scheduleAt', 'cancel'], w.scheduler),
-    mailer: port<MailerPort>('mailer', ['sendRaw'], w.mailer),
+    mailer: port<MailerPort>('mailer', ['sendRaw', 'maxSendRate'], w.mailer),
     dns: port<DnsPort>('dns', ['resolve'], w.dns),
     // Only the functions that declare the sender-domain uses may use these two (see PortUse in the manifest).
     emailIdentities: port<EmailIdentityPort>(

@@ -19,8 +19,10 @@ export const envSchema = z.object({
   /** How long an Idempotency-Key is remembered. */
   IDEMPOTENCY_TTL_HOURS: z._default(z.coerce.number().check(z.positive()), 24),
   /**
-   * Messages per second Sesame hands to SES at most, across every worker (the account's SES
-   * maximum send rate; a new production account's is 14, the default). Campaign fan-outs share it.
+   * Messages per second Sesame hands to SES at most, across every worker. Unset, it is the
+   * account's SES maximum send rate as GetAccount reports it (read once per instance and cached),
+   * or 14 (a new production account's) where there is none to read (locally). Campaign fan-outs
+   * share it.
    */
   SES_MAX_SEND_RATE: z.optional(z.coerce.number().check(z.positive())),
   /** Stripe secret key; billing is off without it. */
@@ -61,8 +63,8 @@ export function literalSecret(value: string | undefined): SecretLoader {
 export interface AppConfig {
   readonly rateLimitPerMinute: number;
   readonly idempotencyTtlSeconds: number;
-  /** See SES_MAX_SEND_RATE. */
-  readonly sesMaxSendRate: number;
+  /** SES_MAX_SEND_RATE when set; otherwise the mailer's account quota, or 14 (`accountSendRate`). */
+  readonly sesMaxSendRate: number | undefined;
   readonly billingEnabled: boolean;
   readonly signupEnabled: boolean;
   readonly storageEnabled: boolean;
@@ -80,7 +82,7 @@ export function toAppConfig(env: Env): AppConfig {
   return {
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlSeconds: Math.round(env.IDEMPOTENCY_TTL_HOURS * 3600),
-    sesMaxSendRate: env.SES_MAX_SEND_RATE ?? 14,
+    sesMaxSendRate: env.SES_MAX_SEND_RATE,
     billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
     storageEnabled: env.UPLOAD_BUCKET !== undefined,

@@ -49,6 +49,11 @@ export interface RawEmail {
 
 export interface MailerPort {
   sendRaw(email: RawEmail): Promise<{ messageId: string }>;
+  /**
+   * The account's maximum send rate (messages a second) as the provider reports it, or undefined
+   * when it has none to report (the local mail sink) or could not be asked.
+   */
+  maxSendRate(): Promise<number | undefined>;
 }
 
 export type DnsRecordType = 'A' | 'AAAA' | 'MX' | 'NS' | 'TXT' | 'CNAME';

@@ -44,7 +44,7 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
     'iam:PassRole',
   ],
   blobs: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket'],
-  mailer: ['ses:SendEmail', 'ses:SendRawEmail'],
+  mailer: ['ses:SendEmail', 'ses:SendRawEmail', 'ses:GetAccount'],
   dns: [],
   'manage-sender-domains': [
     ...SES_IDENTITY_MANAGE_ACTIONS,
@@ -523,6 +523,18 @@ describe('IAM', () => {
     );
     expect(ses.length).toBe(2);
     for (const { statement } of ses) expect(statement.Resource).toEqual(identities);
+    // Sending on identities only; on `*` only the two actions that have no resource type: the
+    // quota read of each sender and the hosted zone lookup.
+    const send = statements.filter(({ actions }) => actions.includes('ses:SendRawEmail'));
+    expect(send.length).toBe(3);
+    for (const { statement } of send) expect(statement.Resource).toEqual(identities);
+    const wildcard = statements.filter(({ statement }) => statement.Resource === '*');
+    expect(wildcard.map(({ actions }) => actions.join()).sort()).toEqual([
+      'route53:ListHostedZonesByName',
+      'ses:GetAccount',
+      'ses:GetAccount',
+      'ses:GetAccount',
+    ]);
     const change = statements.filter(({ actions }) => actions.includes('route53:ChangeResourceRecordSets'));
     expect(change).toHaveLength(1);
     expect(change[0]!.actions).toEqual(['route53:ChangeResourceRecordSets']);

@@ -54,6 +54,7 @@ const rt = useLocalRuntime({
     queues: {
       jobs: (deps: Deps) => {
         const mailer = {
+          maxSendRate: async () => undefined,
           sendRaw: async (email: RawEmail) => {
             const left = throttled.get(email.to[0]!) ?? 0;
             if (left > 0) {

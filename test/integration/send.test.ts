@@ -562,6 +562,7 @@ describe('provider failures', () => {
       ...rt.deps,
       clock: { now: () => new Date(Date.now() + offset) },
       mailer: {
+        maxSendRate: async () => undefined,
         sendRaw: async () => {
           calls++;
           offset += 10_000;

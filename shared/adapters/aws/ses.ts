@@ -1,5 +1,10 @@
 /** MailerPort over Amazon SES v2 (raw MIME). */
-import { type MessageTag, type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import {
+  GetAccountCommand,
+  type MessageTag,
+  type SESv2Client,
+  SendEmailCommand,
+} from '@aws-sdk/client-sesv2';
 import type { MailerPort, RawEmail } from '../../ports';
 import { awsErrorMessage, awsErrorName, awsHttpStatus } from './aws-errors';
 import { PermanentSendError, type PermanentSendReason, RetryableSendError } from './send-errors';
@@ -14,6 +19,18 @@ export {
 export interface SesMailerConfig {
   /** Configuration set whose event destination feeds the activity pipeline. */
   readonly configurationSetName?: string;
+  /** How long a read of the account's send quota is reused. @default 10 minutes */
+  readonly quotaTtlMs?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** Told about a failed quota read. @default console.warn */
+  readonly onQuotaError?: (error: unknown) => void;
+}
+
+/** A quota read: its value, and when it was read. */
+interface QuotaRead {
+  readonly rate: number | undefined;
+  readonly at: number;
 }
 
 /**
@@ -22,10 +39,44 @@ export interface SesMailerConfig {
  * or credentials error, is rethrown unchanged.
  */
 export class SesMailer implements MailerPort {
+  private quota: Promise<QuotaRead> | undefined;
+
   constructor(
     private readonly client: SESv2Client,
     private readonly config: SesMailerConfig = {},
   ) {}
+
+  /**
+   * The account's SendQuota.MaxSendRate in this region (GetAccount), read once and reused for
+   * `quotaTtlMs`; concurrent callers share one read. A failed read (a missing `ses:GetAccount`
+   * right, SES unavailable) is logged and answers undefined, so the caller falls back to its
+   * default, and is retried on the next call.
+   */
+  async maxSendRate(): Promise<number | undefined> {
+    const now = this.config.now ?? Date.now;
+    const ttl = this.config.quotaTtlMs ?? 10 * 60_000;
+    const cached = this.quota && (await this.quota);
+    if (cached && now() - cached.at < ttl) return cached.rate;
+    this.quota = this.readQuota(now());
+    const read = await this.quota;
+    if (read.rate === undefined) this.quota = undefined;
+    return read.rate;
+  }
+
+  private async readQuota(at: number): Promise<QuotaRead> {
+    try {
+      const out = await this.client.send(new GetAccountCommand({}));
+      const rate = out.SendQuota?.MaxSendRate;
+      return { rate: rate !== undefined && rate > 0 ? rate : undefined, at };
+    } catch (error) {
+      (
+        this.config.onQuotaError ??
+        ((e: unknown) =>
+          console.warn(`Could not read the SES send quota (${awsErrorMessage(e)}); using the default rate`))
+      )(error);
+      return { rate: undefined, at };
+    }
+  }
 
   async sendRaw(email: RawEmail): Promise<{ messageId: string }> {
     const tags = sesTags(email.tags ?? {});

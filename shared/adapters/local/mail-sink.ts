@@ -88,6 +88,11 @@ export class MailSink implements MailerPort {
     }
   }
 
+  /** The sink has no account quota: the configured rate (SES_MAX_SEND_RATE or 14) applies. */
+  async maxSendRate(): Promise<number | undefined> {
+    return undefined;
+  }
+
   async sendRaw(email: RawEmail): Promise<{ messageId: string }> {
     if (email.raw.byteLength > MAX_RAW_MESSAGE_BYTES) {
       throw new PermanentSendError('MESSAGE_REJECTED', 'Message length is more than 40 MB');

@@ -7,6 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  accountSendRate,
+  DEFAULT_SES_MAX_SEND_RATE,
   type RateWindows,
   SendRateLimiter,
   type TakenSlots,
@@ -162,5 +164,22 @@ describe('SendRateLimiter', () => {
     const time = fakeClock();
     const limiter = new SendRateLimiter({ rate: 14, windows: memoryWindows().windows, clock: time.clock });
     await expect(limiter.reserve(0)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('accountSendRate', () => {
+  const mailer = (rate: number | undefined) => ({ maxSendRate: async () => rate });
+
+  it('is SES_MAX_SEND_RATE when set, without asking the mailer', async () => {
+    const asked = { maxSendRate: async () => expect.unreachable('the mailer was asked') };
+    expect(await accountSendRate({ config: { sesMaxSendRate: 50 }, mailer: asked })).toBe(50);
+  });
+
+  it("is the mailer's account quota otherwise, and 14 when it has none", async () => {
+    expect(await accountSendRate({ config: { sesMaxSendRate: undefined }, mailer: mailer(1) })).toBe(1);
+    expect(await accountSendRate({ config: { sesMaxSendRate: undefined }, mailer: mailer(undefined) })).toBe(
+      DEFAULT_SES_MAX_SEND_RATE,
+    );
+    expect(DEFAULT_SES_MAX_SEND_RATE).toBe(14);
   });
 });

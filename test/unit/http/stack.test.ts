@@ -243,7 +243,7 @@ describe('http stack', () => {
 
   it('hands route code only the ports the group declares: anything else is a hidden 500', async () => {
     const sendRaw = vi.fn(async () => ({ messageId: 'm' }));
-    const group = httpGroup({ ...deps, mailer: { sendRaw } }, 'templates', (scoped) => [
+    const group = httpGroup({ ...deps, mailer: { sendRaw, maxSendRate: async () => undefined } }, 'templates', (scoped) => [
       {
         method: 'GET',
         path: '/templates',

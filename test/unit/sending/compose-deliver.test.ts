@@ -75,6 +75,7 @@ function fakeMailer(...answers: (string | Error)[]) {
   const calls: RawEmail[] = [];
   return {
     calls,
+    maxSendRate: async () => undefined,
     sendRaw: async (email: RawEmail) => {
       calls.push(email);
       const answer = answers[Math.min(calls.length, answers.length) - 1] ?? 'ses-1';

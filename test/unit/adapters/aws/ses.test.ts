@@ -1,5 +1,6 @@
 import {
   AccountSuspendedException,
+  GetAccountCommand,
   InternalServiceErrorException,
   MailFromDomainNotVerifiedException,
   MessageRejected,
@@ -111,6 +112,46 @@ describe('SesMailer', () => {
     const cause = new Error('socket hang up');
     ses.on(SendEmailCommand).rejects(cause);
     await expect(mailer.sendRaw(email)).rejects.toBe(cause);
+  });
+});
+
+describe('SesMailer.maxSendRate', () => {
+  const quotaMailer = (now: { t: number }, errors: unknown[] = []) =>
+    new SesMailer(client, { now: () => now.t, quotaTtlMs: 60_000, onQuotaError: (e) => errors.push(e) });
+
+  it("answers the account's SendQuota.MaxSendRate and reuses one read for the TTL", async () => {
+    ses.on(GetAccountCommand).resolves({ SendQuota: { MaxSendRate: 40, Max24HourSend: 50_000 } });
+    const now = { t: 0 };
+    const m = quotaMailer(now);
+    expect(await Promise.all([m.maxSendRate(), m.maxSendRate()])).toEqual([40, 40]);
+    now.t = 59_999;
+    expect(await m.maxSendRate()).toBe(40);
+    expect(ses.commandCalls(GetAccountCommand)).toHaveLength(1);
+    ses.on(GetAccountCommand).resolves({ SendQuota: { MaxSendRate: 1 } });
+    now.t = 60_000;
+    expect(await m.maxSendRate()).toBe(1);
+    expect(ses.commandCalls(GetAccountCommand)).toHaveLength(2);
+  });
+
+  it('answers undefined when the read fails, tells why, and reads again on the next call', async () => {
+    const denied = err<Error>(SESv2ServiceException as unknown as ServiceErrorClass, 'not authorized');
+    ses
+      .on(GetAccountCommand)
+      .rejectsOnce(denied)
+      .resolves({ SendQuota: { MaxSendRate: 14 } });
+    const errors: unknown[] = [];
+    const m = quotaMailer({ t: 0 }, errors);
+    expect(await m.maxSendRate()).toBeUndefined();
+    expect(errors).toEqual([denied]);
+    expect(await m.maxSendRate()).toBe(14);
+    expect(ses.commandCalls(GetAccountCommand)).toHaveLength(2);
+  });
+
+  it('answers undefined for a missing or non-positive rate', async () => {
+    ses.on(GetAccountCommand).resolves({});
+    expect(await quotaMailer({ t: 0 }).maxSendRate()).toBeUndefined();
+    ses.on(GetAccountCommand).resolves({ SendQuota: { MaxSendRate: 0 } });
+    expect(await quotaMailer({ t: 0 }).maxSendRate()).toBeUndefined();
   });
 });
 
