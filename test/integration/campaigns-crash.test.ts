@@ -10,7 +10,8 @@
  * The one window no store fault reaches is between a claim and the provider's answer: a worker
  * that dies there leaves the record SENDING, and that recipient is never sent again (it may have
  * been mailed): it counts as `unknown`. The failure of the outcome write right after the provider
- * call is that case, seen from the store: mailed once, counted unknown.
+ * call is that case, seen from the store: mailed once, counted unknown. test/crash/campaign.test.ts
+ * kills the runtime process there for real.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
