@@ -88,7 +88,9 @@ describe('campaign fan-out killed mid-send', () => {
 
     const second = await crash.start(dir, { mailDelayMs: 10, env: ENV });
     const afterKill = await campaignMails(second, id);
-    console.log(`campaign: killed with ${seen.length} mails seen, ${afterKill.length} in the sink after restart`);
+    console.log(
+      `campaign: killed with ${seen.length} mails seen, ${afterKill.length} in the sink after restart`,
+    );
 
     const done = await pollUntil(
       'the campaign to be SENT',

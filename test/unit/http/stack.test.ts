@@ -243,16 +243,20 @@ describe('http stack', () => {
 
   it('hands route code only the ports the group declares: anything else is a hidden 500', async () => {
     const sendRaw = vi.fn(async () => ({ messageId: 'm' }));
-    const group = httpGroup({ ...deps, mailer: { sendRaw, maxSendRate: async () => undefined } }, 'templates', (scoped) => [
-      {
-        method: 'GET',
-        path: '/templates',
-        handler: async () => {
-          await scoped.mailer.sendRaw({ from: 'a@b.c', to: ['d@e.f'], raw: new Uint8Array() });
-          return ok({});
+    const group = httpGroup(
+      { ...deps, mailer: { sendRaw, maxSendRate: async () => undefined } },
+      'templates',
+      (scoped) => [
+        {
+          method: 'GET',
+          path: '/templates',
+          handler: async () => {
+            await scoped.mailer.sendRaw({ from: 'a@b.c', to: ['d@e.f'], raw: new Uint8Array() });
+            return ok({});
+          },
         },
-      },
-    ]);
+      ],
+    );
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const res = await group(event('GET', '/templates'), ctx);
