@@ -24,6 +24,7 @@ export function addSesameStacks(
     description: `Sesame (${config.stage}): table, upload bucket, queues and one-off schedule group`,
     manifest: options.manifest,
     deletionProtection: config.deletionProtection,
+    inboundDomain: config.inboundDomain,
     tags,
   });
   const stateless = new StatelessStack(app, `${prefix}-Stateless`, {

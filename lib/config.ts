@@ -22,6 +22,22 @@ export const stageConfigSchema = z.object({
   apiBurstLimit: z.coerce.number().int().positive().default(100),
   /** Public base URL for links in emails, when a custom domain fronts the API; default the API URL. */
   publicBaseUrl: z.url({ protocol: /^https$/ }).optional(),
+  /**
+   * Receive mail for this domain (opt-in): an SES receipt rule set storing each message in a bucket
+   * and notifying the jobs queue (lib/constructs/inbound-mail.ts). Unset, nothing inbound is created.
+   */
+  inboundDomain: z
+    .string()
+    .transform((domain) => domain.trim().toLowerCase().replace(/\.$/, ''))
+    .pipe(
+      z
+        .string()
+        .regex(
+          /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+          'a domain name such as inbound.example.com',
+        ),
+    )
+    .optional(),
 });
 
 export type StageConfig = z.infer<typeof stageConfigSchema>;

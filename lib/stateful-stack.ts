@@ -1,7 +1,10 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { manifest as defaultManifest, type Manifest } from '../shared/manifest';
+import { manifest as defaultManifest, type Manifest, type QueueName } from '../shared/manifest';
 import { DataTable } from './constructs/data-table';
+import { EmailEvents } from './constructs/email-events';
+import { ImageHosting } from './constructs/image-hosting';
+import { InboundMail } from './constructs/inbound-mail';
 import { LinkSigningSecret } from './constructs/link-signing';
 import { OneOffScheduler } from './constructs/one-off-scheduler';
 import { UploadBucket } from './constructs/upload-bucket';
@@ -11,13 +14,20 @@ import { WorkQueue } from './constructs/work-queue';
 export interface StatefulResources {
   readonly table: DataTable;
   readonly bucket: UploadBucket;
+  /** Uploaded images: their bucket and the CloudFront distribution serving them. */
+  readonly images: ImageHosting;
   /** One per manifest queue, by queue name. */
   readonly queues: ReadonlyMap<string, WorkQueue>;
   /** Schedule group and role for the one-off schedules the runtime creates. */
   readonly oneOffScheduler: OneOffScheduler;
   /** Key of the signed links in emails, generated once and kept. */
   readonly linkSigning: LinkSigningSecret;
+  /** SES configuration set and events topic feeding the `jobs` queue (absent without that queue). */
+  readonly emailEvents?: EmailEvents;
 }
+
+/** The manifest queue SES events and inbound-mail notifications go to. */
+export const SES_EVENTS_QUEUE = 'jobs' satisfies QueueName;
 
 export interface StatefulStackProps extends StackProps {
   /**
@@ -30,26 +40,36 @@ export interface StatefulStackProps extends StackProps {
    * @default true
    */
   readonly deletionProtection?: boolean;
+  /**
+   * Receive mail for this domain through SES (see `InboundMail`).
+   * @default no inbound mail
+   */
+  readonly inboundDomain?: string;
 }
 
 /**
  * Everything that holds data or in-flight work and must outlive a redeploy: the table, the upload
- * bucket, the work queues, the group of pending one-off schedules and the key of the signed
- * links in emails already sent. Changed rarely; the
+ * bucket, the uploaded images with the distribution whose domain is in their URLs, the work
+ * queues, the group of pending one-off schedules and the key of the signed links in emails
+ * already sent. Changed rarely; the
  * stateless stack can be destroyed and redeployed freely.
  */
 export class StatefulStack extends Stack implements StatefulResources {
   readonly table: DataTable;
   readonly bucket: UploadBucket;
+  readonly images: ImageHosting;
   readonly queues: ReadonlyMap<string, WorkQueue>;
   readonly oneOffScheduler: OneOffScheduler;
   readonly linkSigning: LinkSigningSecret;
+  readonly emailEvents?: EmailEvents;
+  readonly inboundMail?: InboundMail;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
     const manifest: Manifest = props.manifest ?? defaultManifest;
     this.table = new DataTable(this, 'Data', { deletionProtection: props.deletionProtection });
     this.bucket = new UploadBucket(this, 'Uploads');
+    this.images = new ImageHosting(this, 'Images');
     this.queues = new Map(
       manifest.queues.map((def) => [
         def.name,
@@ -67,6 +87,16 @@ export class StatefulStack extends Stack implements StatefulResources {
       this.bucket.notifyOnCreated(def.keyPrefix, queue.queue);
     }
     this.linkSigning = new LinkSigningSecret(this, 'LinkSigningSecret');
+    // SES events and received mail arrive as jobs (lib/constructs/email-events.ts, inbound-mail.ts).
+    const eventsQueue = this.queues.get(SES_EVENTS_QUEUE)?.queue;
+    if (eventsQueue) this.emailEvents = new EmailEvents(this, 'EmailEvents', { queue: eventsQueue });
+    if (props.inboundDomain) {
+      if (!eventsQueue) throw new Error(`Inbound mail needs the ${SES_EVENTS_QUEUE} queue in the manifest`);
+      this.inboundMail = new InboundMail(this, 'InboundMail', {
+        domain: props.inboundDomain,
+        queue: eventsQueue,
+      });
+    }
   }
 }
 

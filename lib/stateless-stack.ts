@@ -35,7 +35,7 @@ import { FunctionScheduleTarget } from './constructs/function-schedule-target';
 import { bindSubscriptionLinks } from './constructs/link-signing';
 import { bindSenderDomainCheck, bindSenderDomainManagement } from './constructs/sender-domains';
 import { SesameFunction } from './constructs/sesame-function';
-import { pascalCase, type StatefulResources } from './stateful-stack';
+import { pascalCase, SES_EVENTS_QUEUE, type StatefulResources } from './stateful-stack';
 
 export interface StatelessStackProps extends StackProps {
   readonly stateful: StatefulResources;
@@ -286,10 +286,18 @@ export class StatelessStack extends Stack {
   /** Binds each use: the construct owning the resource sets the variable and grants the right. */
   private bindUses(sesameFunction: SesameFunction, uses: readonly PortUse[]): void {
     const fn = sesameFunction.function;
-    const { table, bucket, queues, oneOffScheduler, linkSigning } = this.stateful;
+    const { table, bucket, images, queues, oneOffScheduler, linkSigning, emailEvents } = this.stateful;
     const declared = new Set(uses);
     // Every function gets the table's name (the environment schema requires it); rights per use.
     table.bind(fn, { read: declared.has('table:read'), write: declared.has('table:write') });
+    const events = () => {
+      if (!emailEvents) {
+        throw new Error(
+          `${sesameFunction.node.path} uses SES events, but the manifest has no ${SES_EVENTS_QUEUE} queue`,
+        );
+      }
+      return emailEvents;
+    };
     const binders: Record<PortUse, (() => void) | undefined> = {
       'table:read': undefined,
       'table:write': undefined,
@@ -298,17 +306,21 @@ export class StatelessStack extends Stack {
       },
       scheduler: () => oneOffScheduler.bind(fn),
       blobs: () => bucket.bindReadWrite(fn),
-      mailer: () => bindEmailSending(fn),
+      images: () => images.bindWriter(fn),
+      // Sends name the configuration set whose events feed the jobs queue.
+      mailer: () => bindEmailSending(fn, events()),
       // Public DNS needs no AWS right.
       dns: undefined,
       'manage-sender-domains': () => bindSenderDomainManagement(sesameFunction),
       'check-sender-domains': () => bindSenderDomainCheck(sesameFunction),
       'sign-links': () =>
         bindSubscriptionLinks(fn, { publicBaseUrl: this.publicBaseUrl, signingKey: linkSigning }),
-      // The bucket's name; `blobs` sets it too.
+      // The images bucket's name and public URL; `images` sets them too.
       'feature-flags': () => {
-        if (!declared.has('blobs')) bucket.bindName(fn);
+        if (!declared.has('images')) images.bindName(fn);
       },
+      // The topic whose HTTPS deliveries POST /webhooks/sns accepts; no AWS right.
+      'receive-sns': () => events().bindTopicArn(fn),
     };
     for (const use of declared) binders[use]?.();
   }

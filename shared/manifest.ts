@@ -34,6 +34,9 @@ export type RouteAuth = 'secret' | 'public' | 'none';
  * - `queue`: `deps.queue`, sending to the manifest's queues;
  * - `scheduler`: `deps.scheduler`, one-off schedules that put a message on a queue later;
  * - `blobs`: `deps.blobs`, the objects of the upload bucket;
+ * - `images`: `deps.images`, storing uploaded images where they are served publicly (on AWS
+ *   `s3:PutObject` on the `images/` keys of the images bucket, with its name and the public URL
+ *   of its CloudFront distribution; no right to read, list or delete);
  * - `mailer`: `deps.mailer`, sending mail through SES;
  * - `dns`: `deps.dns`, public DNS lookups (no AWS right);
  * - `manage-sender-domains`: `deps.emailIdentities` and `deps.dnsZones`: create, read and delete
@@ -45,7 +48,13 @@ export type RouteAuth = 'secret' | 'public' | 'none';
  *   parameter and `ssm:GetParameter` on it), for code that makes links (sending) or checks them
  *   (the subscription pages);
  * - `feature-flags`: the flags of `deps.config` that follow from the deployment
- *   (`storageEnabled`: the upload bucket's name is set), with no right on anything.
+ *   (`storageEnabled`: image uploads are configured, i.e. the images bucket's name and public URL
+ *   are set), with no right on anything;
+ * - `receive-sns`: SNS HTTPS deliveries of the SES event topic (`POST /webhooks/sns`):
+ *   `deps.snsEndpoints`, fetching SNS signing certificates and confirming a subscription by GETting
+ *   its SubscribeURL, both from SNS's own hosts only, and the topic accepted
+ *   (`deps.config.sesEventsTopicArn`; on AWS the variable SES_EVENTS_TOPIC_ARN). No AWS right:
+ *   both are plain HTTPS requests to SNS.
  *
  * Every function gets the table's name, which the environment schema requires (it grants nothing).
  */
@@ -55,12 +64,14 @@ export type PortUse =
   | 'queue'
   | 'scheduler'
   | 'blobs'
+  | 'images'
   | 'mailer'
   | 'dns'
   | 'manage-sender-domains'
   | 'check-sender-domains'
   | 'sign-links'
-  | 'feature-flags';
+  | 'feature-flags'
+  | 'receive-sns';
 
 /**
  * What authenticating a request of each route kind uses (shared/http/auth), together with the
@@ -306,12 +317,49 @@ const manifestData = {
       ],
     },
     {
+      // Image uploads: the multipart body passes through the Lambda invocation (at most 4 MB of
+      // file, shared/uploads/images.ts), and the image goes where it is served from.
+      name: 'uploads',
+      handler: 'functions/http/uploads/index.ts',
+      uses: ['table:read', 'table:write', 'images'],
+      routes: [{ method: 'POST', path: '/uploads/image' }],
+    },
+    {
+      // The activity feed and the analytics: reads of counters and event indexes only (and the
+      // rate-limit window every authenticated request writes).
+      name: 'activity',
+      handler: 'functions/http/activity/index.ts',
+      uses: ['table:read', 'table:write'],
+      routes: [
+        { method: 'GET', path: '/activity' },
+        { method: 'GET', path: '/activity/stats' },
+        { method: 'GET', path: '/activity/recent-count' },
+        { method: 'GET', path: '/activity/types' },
+        { method: 'GET', path: '/activity/upcoming' },
+        { method: 'GET', path: '/analytics/timeseries' },
+        { method: 'GET', path: '/analytics/top-campaigns' },
+        { method: 'GET', path: '/analytics/campaign-stats' },
+        { method: 'GET', path: '/analytics/top-events' },
+      ],
+    },
+    {
       name: 'config',
       handler: 'functions/http/config/index.ts',
       memoryMb: 256,
       // Open routes only, and the 404s and CORS preflights of `$default`: no store, no key.
       uses: ['feature-flags'],
       routes: [{ method: 'GET', path: '/config', auth: 'none' }],
+    },
+    {
+      // SNS HTTPS deliveries of the SES event topic, the alternative to the topic's SQS
+      // subscription: open (SNS sends no key), each message's SNS signature verified instead, and
+      // each SES event put on the queue as the same `ses.event` job the SQS path makes. No table:
+      // the job deduplicates. Checking a signature is a few milliseconds of CPU, hence the memory.
+      name: 'webhooks',
+      handler: 'functions/http/webhooks/index.ts',
+      memoryMb: 256,
+      uses: ['receive-sns', 'queue'],
+      routes: [{ method: 'POST', path: '/webhooks/sns', auth: 'none' }],
     },
   ],
   fallbackGroup: 'config',

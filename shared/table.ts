@@ -32,7 +32,9 @@
  * - events: recent in project -> eventsByTime (P#<pid>#EVENTS, <at>#<eid>)
  * - events: by name -> eventsByName (P#<pid>#EVENT#<name>, <at>#<eid>)
  * - event names: registry with counts, all of a project -> pk P#<pid>#EVNAMES, sk <name>
- * - event counts per UTC hour (stats) -> pk P#<pid>#EVHOURS, sk <YYYY-MM-DDTHH> (TTL)
+ * - event counts per UTC hour (stats), with the activity metrics -> pk P#<pid>#EVHOURS, sk <YYYY-MM-DDTHH> (TTL)
+ * - activity counts per UTC day (analytics) -> pk P#<pid>#EVDAYS, sk <YYYY-MM-DD> (TTL)
+ * - activity counts per UTC minute (recent count) -> pk P#<pid>#EVMINUTES, sk <YYYY-MM-DDTHH:MM> (TTL)
  * - event counters' tally position (how far the counters have counted events) -> pk P#<pid>#EVTALLY, sk #TALLY
  * - custom field types: per project -> pk P#<pid>, sk FIELD#<path>
  * - sender domains: by name, all of a project -> pk P#<pid>, sk DOMAIN#<name>
@@ -54,6 +56,7 @@
  *   pk SENDRATE#<epoch second>, sk #RATE (TTL)
  * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
  * - email records (one per recipient of a send): by id -> pk P#<pid>#MSG#<eid>, sk #MSG
+ * - suppressed addresses: by address, all of a project -> pk P#<pid>#SUPPRESSED, sk <email, lower case>
  * - import jobs: by id (status, counts, checkpoint) -> pk P#<pid>#IMPORT#<jobId>, sk #JOB (TTL)
  * - import row errors: by job, in row order -> pk P#<pid>#IMPORT#<jobId>, sk ERR#<first row, 10 digits> (TTL)
  * - bulk jobs: by id (status, ids, counts, failures) -> pk P#<pid>#BULK#<jobId>, sk #JOB (TTL)
@@ -165,6 +168,10 @@ export const keys = {
   eventName: (projectId: string, name: string) => ({ pk: `${P(projectId)}#EVNAMES`, sk: name }),
   eventHoursPartition: (projectId: string) => `${P(projectId)}#EVHOURS`,
   eventHour: (projectId: string, hour: string) => ({ pk: `${P(projectId)}#EVHOURS`, sk: hour }),
+  eventDaysPartition: (projectId: string) => `${P(projectId)}#EVDAYS`,
+  eventDay: (projectId: string, day: string) => ({ pk: `${P(projectId)}#EVDAYS`, sk: day }),
+  eventMinutesPartition: (projectId: string) => `${P(projectId)}#EVMINUTES`,
+  eventMinute: (projectId: string, minute: string) => ({ pk: `${P(projectId)}#EVMINUTES`, sk: minute }),
   eventTally: (projectId: string) => ({ pk: `${P(projectId)}#EVTALLY`, sk: '#TALLY' }),
   projectPartition: (projectId: string) => P(projectId),
   domain: (projectId: string, name: string) => ({ pk: P(projectId), sk: `DOMAIN#${name}` }),
@@ -204,6 +211,12 @@ export const keys = {
   sendRateWindow: (second: number) => ({ pk: `SENDRATE#${second}`, sk: '#RATE' }),
   template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),
   templatePrefix: 'TEMPLATE#',
+  /** An address the project no longer sends to (a permanent bounce or a complaint). */
+  suppression: (projectId: string, email: string) => ({
+    pk: `${P(projectId)}#SUPPRESSED`,
+    sk: email.toLowerCase(),
+  }),
+  suppressionPartition: (projectId: string) => `${P(projectId)}#SUPPRESSED`,
   emailMessage: (projectId: string, emailId: string) => ({
     pk: `${P(projectId)}#MSG#${emailId}`,
     sk: '#MSG',

@@ -51,14 +51,6 @@ export class UploadBucket extends Construct {
   }
 
   /**
-   * Sets `UPLOAD_BUCKET` and nothing else: for code that only needs to know the deployment has
-   * the bucket (the `feature-flags` use: `storage.enabled` of `GET /config`).
-   */
-  bindName(fn: LambdaFunction): void {
-    fn.addEnvironment('UPLOAD_BUCKET', this.bucket.bucketName);
-  }
-
-  /**
    * Sets `UPLOAD_BUCKET` and grants get, put and delete on the bucket's objects (keys are chosen at
    * runtime, hence `/*`), plus `s3:ListBucket`, without which S3 answers a missing key with
    * AccessDenied instead of NoSuchKey and the blob adapter could not tell "absent" from "denied".

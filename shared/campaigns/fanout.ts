@@ -30,6 +30,7 @@
  */
 import { RetryableSendError } from '../adapters/aws/send-errors';
 import type { ContactRecord } from '../contacts/repository';
+import { suppressedAmong } from '../email-events/repository';
 import { emit } from '../events/emit';
 import { type ChunkOptions, chunkedJob, MOVED_ON, runChunked } from '../jobs/chunked';
 import { enqueue, type JobMeta } from '../jobs/registry';
@@ -291,9 +292,20 @@ async function sendBatch(
   concurrency: number,
   delivery: DeliveryPolicy,
 ): Promise<Outcome[]> {
-  const slots: number[] = [];
-  while (slots.length < recipients.length)
-    slots.push(...(await state.limiter.reserve(recipients.length - slots.length)));
+  // Addresses on the project's suppression list (a permanent bounce, a complaint) are skipped
+  // without a send slot: one batch read for the batch.
+  const suppressed = await suppressedAmong(
+    deps,
+    state.campaign.projectId,
+    recipients.map((c) => c.email),
+  );
+  const isSuppressed = (c: ContactRecord) => suppressed.has(c.email.toLowerCase());
+  const sending = recipients.filter((c) => !isSuppressed(c)).length;
+  const reserved: number[] = [];
+  while (reserved.length < sending)
+    reserved.push(...(await state.limiter.reserve(sending - reserved.length)));
+  let taken = 0;
+  const slots = recipients.map((c) => (isSuppressed(c) ? undefined : reserved[taken++]));
   const outcomes: Outcome[] = new Array(recipients.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -301,7 +313,11 @@ async function sendBatch(
     while (!failure && next < recipients.length) {
       const i = next++;
       try {
-        outcomes[i] = await sendOne(deps, state, recipients[i]!, batch, slots[i]!, delivery);
+        const slot = slots[i];
+        outcomes[i] =
+          slot === undefined
+            ? await skipSuppressed(deps, state, recipients[i]!, batch)
+            : await sendOne(deps, state, recipients[i]!, batch, slot, delivery);
       } catch (error) {
         failure ??= { error };
       }
@@ -310,6 +326,27 @@ async function sendBatch(
   await Promise.all(Array.from({ length: Math.min(concurrency, recipients.length) }, worker));
   if (failure) throw failure.error;
   return outcomes;
+}
+
+/** A suppressed recipient: its record claimed SKIPPED (reason `suppressed`), nothing sent. */
+async function skipSuppressed(
+  deps: Deps,
+  state: FanOut,
+  contact: ContactRecord,
+  batch: number,
+): Promise<Outcome> {
+  const { campaign, content, compose } = state;
+  const ids = campaignEmailIds(campaign.id, contact.id);
+  const recipient = { to: { email: contact.email }, contact };
+  const record: EmailRecord = {
+    ...compose.newEmailRecord(campaign.projectId, content, recipient, ids.email, deps.clock.now()),
+    status: 'SKIPPED',
+    reason: 'suppressed',
+    campaignId: campaign.id,
+    campaignBatch: batch,
+  };
+  if (!(await claimEmailRecord(deps, record))) return resume(deps, campaign.projectId, ids, batch);
+  return 'skipped';
 }
 
 /** One recipient: rendered, claimed and sent at its slot; or its outcome read back from its record. */
@@ -386,7 +423,19 @@ async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: numbe
   // Given back meanwhile (another runner's throttled claim): this batch must run again.
   if (!record) throw new RetryableSendError('RATE_EXCEEDED', 'A claim was given back while it was read');
   if (record.campaignBatch !== batch) return 'counted-before';
-  switch (record.status) {
+  // Settled by its SES Send event after a crash left it SENDING: that event's tally turns the
+  // batch's `unknown` into `sent` (shared/email-events/apply.ts), so the batch counts it unknown.
+  if ((record as { settledBy?: unknown }).settledBy !== undefined) return 'unknown';
+  // A sent email that SES events have moved on since, or an accepted one SES rejected later.
+  const status =
+    record.status === 'DELIVERED' ||
+    record.status === 'DELIVERY_DELAYED' ||
+    record.status === 'BOUNCED' ||
+    record.status === 'COMPLAINED' ||
+    (record.status === 'FAILED' && record.messageId !== null && record.sentAt !== null)
+      ? 'SENT'
+      : record.status;
+  switch (status) {
     case 'SENT':
       await emit(
         deps,

@@ -230,6 +230,8 @@ export interface CampaignSummary {
   readonly subject: string;
   readonly from: string;
   readonly status: CampaignStatus;
+  /** When a SCHEDULED campaign goes out. */
+  readonly scheduledFor: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -241,7 +243,7 @@ export async function listCampaignSummaries(deps: StoreDeps, projectId: string):
   for await (const item of deps.store.queryAll({
     partition: keys.projectPartition(projectId),
     sort: { beginsWith: prefix },
-    attributes: ['sk', 'id', 'name', 'subject', 'from', 'status', 'createdAt', 'updatedAt'],
+    attributes: ['sk', 'id', 'name', 'subject', 'from', 'status', 'scheduledFor', 'createdAt', 'updatedAt'],
   })) {
     // Only the campaigns' own items (a definition may keep items below it: `CAMPAIGN#<id>#...`).
     if (String(item.sk).slice(prefix.length).includes('#')) continue;
@@ -251,6 +253,7 @@ export async function listCampaignSummaries(deps: StoreDeps, projectId: string):
       subject: String(item.subject ?? ''),
       from: String(item.from ?? ''),
       status: item.status as CampaignStatus,
+      scheduledFor: typeof item.scheduledFor === 'string' ? item.scheduledFor : null,
       createdAt: String(item.createdAt),
       updatedAt: String(item.updatedAt),
     });

@@ -473,6 +473,11 @@ export async function campaignStats(
   campaignId: string,
 ): Promise<CampaignStats> {
   const { record, run } = await requireCampaign(deps, projectId, campaignId);
+  return statsOf(record, run);
+}
+
+/** A campaign's figures from its run's counters. */
+export function statsOf(record: CampaignRecord, run: CampaignRun | undefined): CampaignStats {
   const sent = run?.sent ?? 0;
   const e = run?.engagement;
   const rate = (n: number) => (sent === 0 ? 0 : Math.round((n / sent) * 10_000) / 100);

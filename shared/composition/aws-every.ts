@@ -8,9 +8,11 @@ import { systemDns } from './aws-wiring/dns';
 import { dynamoStore } from './aws-wiring/dynamo';
 import { route53Zones } from './aws-wiring/route53';
 import { s3Blobs } from './aws-wiring/s3';
+import { s3Images } from './aws-wiring/s3-images';
 import { eventBridgeScheduler } from './aws-wiring/scheduler';
 import { sesEmailIdentities } from './aws-wiring/ses-identities';
 import { sesMailer } from './aws-wiring/ses-mailer';
+import { httpsSnsEndpoints } from './aws-wiring/sns-endpoints';
 import { sqsQueue } from './aws-wiring/sqs';
 import { ssmLinkSigningSecret } from './aws-wiring/ssm';
 
@@ -24,6 +26,8 @@ export const everyPort = {
   emailIdentities: sesEmailIdentities,
   dnsZones: route53Zones,
   blobs: s3Blobs,
+  images: s3Images,
+  snsEndpoints: httpsSnsEndpoints,
   linkSigningSecret: ssmLinkSigningSecret,
 } as const;
 

@@ -15,10 +15,12 @@ import {
   type DnsPort,
   type DnsZonePort,
   type EmailIdentityPort,
+  type ImagePort,
   type MailerPort,
   type QueuePort,
   randomIds,
   type SchedulerPort,
+  type SnsEndpointsPort,
   systemClock,
 } from '../ports';
 import { type Store, type StoreRequests, storeOver } from '../store/store';
@@ -36,6 +38,10 @@ const sqsArn = z
 const iamRoleArn = z
   .string()
   .check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'expected an IAM role ARN'));
+/** A standard SNS topic's ARN (SES cannot publish to FIFO topics). */
+export const snsTopicArn = z
+  .string()
+  .check(z.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/, 'expected an SNS topic ARN'));
 
 /**
  * What the AWS adapters read beyond `envSchema`. Everything is optional so that a function is
@@ -52,6 +58,8 @@ export const awsEnvSchema = z.object({
   ),
   /** SES configuration set whose event destination feeds the activity pipeline. */
   SES_CONFIGURATION_SET: z.optional(z.string().check(z.minLength(1))),
+  /** The SES event topic whose HTTPS deliveries `POST /webhooks/sns` accepts (`AppConfig.sesEventsTopicArn`). */
+  SES_EVENTS_TOPIC_ARN: z.optional(snsTopicArn),
 });
 
 const queueShape: Record<string, z.ZodMiniType<string | undefined>> = Object.fromEntries(
@@ -68,6 +76,7 @@ export interface AwsSettings {
   readonly schedulerRoleArn: string | undefined;
   readonly schedulerGroupName: string;
   readonly sesConfigurationSet: string | undefined;
+  readonly sesEventsTopicArn: string | undefined;
   readonly queueUrls: Partial<Record<QueueName, string>>;
   readonly queueArns: Partial<Record<QueueName, string>>;
 }
@@ -101,6 +110,7 @@ export function parseAwsSettings(source: EnvSource = process.env): AwsSettings {
     schedulerRoleArn: aws.data.SCHEDULER_ROLE_ARN,
     schedulerGroupName: aws.data.SCHEDULER_GROUP_NAME,
     sesConfigurationSet: aws.data.SES_CONFIGURATION_SET,
+    sesEventsTopicArn: aws.data.SES_EVENTS_TOPIC_ARN,
     queueUrls,
     queueArns,
   };
@@ -129,6 +139,8 @@ export interface AwsWiring {
   readonly emailIdentities?: PortFactory<EmailIdentityPort>;
   readonly dnsZones?: PortFactory<DnsZonePort>;
   readonly blobs?: PortFactory<BlobPort>;
+  readonly images?: PortFactory<ImagePort>;
+  readonly snsEndpoints?: PortFactory<SnsEndpointsPort>;
   /** The loader of the link-signing key from the SSM parameter `name`. */
   readonly linkSigningSecret?: (name: string) => Promise<SecretLoader>;
 }
@@ -142,12 +154,14 @@ export const portsOfUse: Readonly<Record<PortUse, readonly AwsPort[]>> = {
   queue: ['queue'],
   scheduler: ['scheduler'],
   blobs: ['blobs'],
+  images: ['images'],
   mailer: ['mailer'],
   dns: ['dns'],
   'manage-sender-domains': ['emailIdentities', 'dnsZones'],
   'check-sender-domains': ['emailIdentities'],
   'sign-links': ['linkSigningSecret'],
   'feature-flags': [],
+  'receive-sns': ['snsEndpoints'],
 };
 
 /** The ports a function declaring `uses` must be wired with, and may only be wired with. */
@@ -216,9 +230,18 @@ export function awsDeps(source: EnvSource, fn: AwsFunction): Deps {
       w.blobs && !env.UPLOAD_BUCKET
         ? unconfiguredBlobs
         : port<BlobPort>('blobs', ['put', 'get', 'delete'], w.blobs),
+    images:
+      w.images && !(env.IMAGE_BUCKET && env.IMAGE_BASE_URL)
+        ? unconfiguredImages
+        : port<ImagePort>('images', ['put'], w.images),
+    snsEndpoints: port<SnsEndpointsPort>(
+      'snsEndpoints',
+      ['signingCertificate', 'confirmSubscription'],
+      w.snsEndpoints,
+    ),
     clock: systemClock,
     ids: randomIds,
-    config: awsAppConfig(env, w.linkSigningSecret),
+    config: { ...awsAppConfig(env, w.linkSigningSecret), sesEventsTopicArn: settings.sesEventsTopicArn },
   };
 }
 
@@ -318,6 +341,10 @@ const unconfiguredBlobs: BlobPort = {
   put: async () => notConfigured('Blob storage', 'UPLOAD_BUCKET'),
   get: async () => notConfigured('Blob storage', 'UPLOAD_BUCKET'),
   delete: async () => notConfigured('Blob storage', 'UPLOAD_BUCKET'),
+};
+
+const unconfiguredImages: ImagePort = {
+  put: async () => notConfigured('Image uploads', 'IMAGE_BUCKET and IMAGE_BASE_URL'),
 };
 
 const unconfiguredScheduler: SchedulerPort = {

@@ -5,9 +5,12 @@
  * result to the same handlers that run on AWS.
  *
  * - table: the store over the embedded DynamoDB's client (the same store code as on AWS);
- * - queues, scheduler, mail, blobs: the local adapters, persisted under `dataDir` when given;
+ * - queues, scheduler, mail, blobs, images: the local adapters, persisted under `dataDir` when
+ *   given (the runtime's gateway serves the images, at the base URL it completes the config with);
  * - DNS: the zone file when one is set, else the system resolver;
  * - SES identities and hosted zones: local stand-ins over that DNS and zone file;
+ * - SNS's HTTPS endpoints (`POST /webhooks/sns`): a stand-in serving the certificates tests
+ *   register and recording subscription confirmations, never the network (LocalSnsEndpoints);
  * - time: one `LocalClock` (the system time, or the injected base clock, plus the advances of
  *   `POST /_local/clock`) for every handler (`deps.clock`) and adapter; moving it forward wakes
  *   the queue's delays and fires the schedules that fell due;
@@ -21,16 +24,20 @@ import { LocalClock } from '../adapters/local/clock';
 import { ZoneFileDns } from '../adapters/local/dns';
 import { ZoneFileDnsZones } from '../adapters/local/dns-zones';
 import { LocalEmailIdentities } from '../adapters/local/email-identities';
+import { LocalImages } from '../adapters/local/images';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import { MailSink } from '../adapters/local/mail-sink';
 import { LocalQueue } from '../adapters/local/queue';
 import { LocalScheduler } from '../adapters/local/scheduler';
+import { publishSinkEvents } from '../adapters/local/ses-events';
+import { LocalSnsEndpoints } from '../adapters/local/sns-endpoints';
 import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../local/lambda';
 import { localLinkSigningSecret } from '../local/seed';
 import { manifest, type QueueDef } from '../manifest';
 import { type Clock, type Deps, type Ids, randomIds } from '../ports';
 import { createStore } from '../store/dynamo';
-import type { EnvSource } from './aws';
+import { type EnvSource, snsTopicArn } from './aws';
 
 /** Timings that make background work quick to observe; the defaults suit a person at a laptop. */
 export interface LocalTimings {
@@ -60,9 +67,17 @@ export interface LocalSettings {
 }
 
 /**
+ * The SNS topic of SES events the local runtime accepts deliveries of (`POST /webhooks/sns`) when
+ * SES_EVENTS_TOPIC_ARN does not name another: in the local account and region.
+ */
+export const LOCAL_SES_EVENTS_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:sesame-local-ses-events`;
+
+/**
  * The environment with the local defaults: the table `sesame`, an upload bucket (uploads are
  * stored locally), and a link-signing key kept in the data folder unless LINK_SIGNING_SECRET is
- * set. The zone file is `dnsFile`, else SESAME_DNS_FILE. Fails fast as `parseEnv` does.
+ * set. Image uploads are always on (the runtime stores and serves them itself). The SES event
+ * topic (`POST /webhooks/sns`) is SES_EVENTS_TOPIC_ARN, else `LOCAL_SES_EVENTS_TOPIC_ARN`. The
+ * zone file is `dnsFile`, else SESAME_DNS_FILE. Fails fast as `parseEnv` does.
  */
 export function parseLocalSettings(
   source: EnvSource,
@@ -74,8 +89,15 @@ export function parseLocalSettings(
     ...source,
     LINK_SIGNING_SECRET: source.LINK_SIGNING_SECRET ?? localLinkSigningSecret(options.dataDir),
   });
+  const topic = snsTopicArn.safeParse(source.SES_EVENTS_TOPIC_ARN ?? LOCAL_SES_EVENTS_TOPIC_ARN);
+  if (!topic.success)
+    throw new Error(`Invalid environment: SES_EVENTS_TOPIC_ARN: ${topic.error.issues[0]?.message}`);
   const dnsFile = options.dnsFile ?? source.SESAME_DNS_FILE;
-  return { env, config: toAppConfig(env), dnsFile: dnsFile ? resolve(dnsFile) : undefined };
+  return {
+    env,
+    config: { ...toAppConfig(env), storageEnabled: true, sesEventsTopicArn: topic.data },
+    dnsFile: dnsFile ? resolve(dnsFile) : undefined,
+  };
 }
 
 export interface LocalDepsOptions {
@@ -107,6 +129,8 @@ export interface LocalComposition {
   readonly scheduler: LocalScheduler;
   readonly mailSink: MailSink;
   readonly emailIdentities: LocalEmailIdentities;
+  /** `deps.images`, which the gateway serves under `/_local/images/`. */
+  readonly images: LocalImages;
   readonly clock: LocalClock;
   /** `deps.config`, completable. */
   readonly config: LocalAppConfig;
@@ -140,9 +164,15 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
   onStop(async () => stopFollowingClock());
 
   const mailSink = new MailSink({ dataDir, clock, logger });
+  // What SES would publish for each accepted message reaches the jobs queue as on AWS.
+  const stopPublishing = publishSinkEvents(mailSink, queue);
+  onStop(async () => {
+    stopPublishing();
+  });
   const dns = settings.dnsFile ? new ZoneFileDns(settings.dnsFile) : new SystemDns({ timeoutMs: 2000 });
   const emailIdentities = new LocalEmailIdentities({ dns, dataDir, clock });
   const { env, config } = settings;
+  const images = new LocalImages({ dataDir, baseUrl: () => config.publicBaseUrl });
 
   const deps: Deps = {
     store: createStore(db, env.TABLE_NAME),
@@ -153,9 +183,11 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
     emailIdentities,
     dnsZones: new ZoneFileDnsZones(settings.dnsFile),
     blobs: new LocalBlobs({ dataDir }),
+    snsEndpoints: new LocalSnsEndpoints(),
+    images,
     clock,
     ids: options.ids ?? randomIds,
     config,
   };
-  return { deps, queue, scheduler, mailSink, emailIdentities, clock, config };
+  return { deps, queue, scheduler, mailSink, emailIdentities, images, clock, config };
 }

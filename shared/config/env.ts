@@ -30,6 +30,13 @@ export const envSchema = z.object({
   SIGNUP_ENABLED: bool,
   UPLOAD_BUCKET: z.optional(z.string().check(z.minLength(1))),
   /**
+   * The bucket uploaded images are stored in (`POST /uploads/image`). With IMAGE_BASE_URL it turns
+   * image uploads on (`storage.enabled` of `GET /config`); CDK sets both (lib/constructs/image-hosting.ts).
+   */
+  IMAGE_BUCKET: z.optional(z.string().check(z.minLength(1))),
+  /** Public base URL the images bucket is served at (its CloudFront distribution), `https://<domain>`. */
+  IMAGE_BASE_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  /**
    * Key of the HMAC that signs subscription links in emails (unsubscribeUrl and the like), as a
    * value. The local runtime generates one and keeps it in its data folder; on AWS functions get
    * LINK_SIGNING_SECRET_PARAMETER instead. Changing it invalidates every link already sent.
@@ -67,6 +74,7 @@ export interface AppConfig {
   readonly sesMaxSendRate: number | undefined;
   readonly billingEnabled: boolean;
   readonly signupEnabled: boolean;
+  /** Image uploads are configured: on AWS IMAGE_BUCKET and IMAGE_BASE_URL are set; locally always. */
   readonly storageEnabled: boolean;
   /**
    * Reads the link-signing key (see LINK_SIGNING_SECRET); undefined when none is configured, and
@@ -76,6 +84,13 @@ export interface AppConfig {
   readonly linkSigningSecret: SecretLoader;
   /** See PUBLIC_BASE_URL, without a trailing slash. */
   readonly publicBaseUrl: string | undefined;
+  /**
+   * The ARN of the SNS topic of SES events whose HTTPS deliveries `POST /webhooks/sns` accepts
+   * (messages of any other topic are refused); undefined: it accepts none. Set by the composition
+   * roots, not from `envSchema`: on AWS from SES_EVENTS_TOPIC_ARN (`awsEnvSchema`), locally from
+   * the same variable or the local runtime's own topic (shared/composition/local.ts).
+   */
+  readonly sesEventsTopicArn: string | undefined;
 }
 
 export function toAppConfig(env: Env): AppConfig {
@@ -85,9 +100,10 @@ export function toAppConfig(env: Env): AppConfig {
     sesMaxSendRate: env.SES_MAX_SEND_RATE,
     billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
-    storageEnabled: env.UPLOAD_BUCKET !== undefined,
+    storageEnabled: env.IMAGE_BUCKET !== undefined && env.IMAGE_BASE_URL !== undefined,
     linkSigningSecret: literalSecret(env.LINK_SIGNING_SECRET),
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    sesEventsTopicArn: undefined,
   };
 }
 

@@ -14,6 +14,11 @@ export type SesEventMessage = {
   readonly type: typeof SES_EVENT_JOB;
   /** The SES event-publishing record as SES wrote it (`eventType`, `mail`, and the type's own field). */
   readonly event: Record<string, unknown>;
+  /**
+   * Set when a Send event was put back to wait out the grace period of a record still SENDING
+   * (shared/email-events/apply.ts): its delay was that period, so this delivery settles.
+   */
+  readonly deferred?: true;
 };
 
 export const sesEventJobMessage = defineJobMessage<SesEventMessage>({
@@ -21,6 +26,7 @@ export const sesEventJobMessage = defineJobMessage<SesEventMessage>({
   schema: z.object({
     type: z.literal(SES_EVENT_JOB),
     event: z.record(z.string(), z.unknown()),
+    deferred: z.optional(z.literal(true)),
   }),
 });
 

@@ -10,6 +10,8 @@
  * it: a replayed pending event, a dispatch job that stored it for a stopped emitter) is counted by
  * its writer, once, since the write is conditional, and flagged `counted` so the tally skips it.
  */
+
+import { type BucketCounts, countInto, dayOf, minuteOf } from '../activity/metrics';
 import type { Item, Key, Page, StoreDeps } from '../store/store';
 import { indexEntry, keys } from '../table';
 
@@ -22,6 +24,14 @@ export interface EventRecord {
   readonly createdAt: string;
   /** The contact's email when the event was recorded, for display (not updated later). */
   readonly email?: string;
+  /**
+   * What the event adds to a campaign's run counters (an SES event's first delivery, open...
+   * of a campaign email): the tally adds it with the event's batch (`tally.ts`).
+   */
+  readonly campaignCounts?: {
+    readonly campaignId: string;
+    readonly counts: Readonly<Record<string, number>>;
+  };
 }
 
 /** Hour buckets outlive the longest statistics window (30 days) by a margin. */
@@ -79,11 +89,73 @@ export async function putEvent(deps: StoreDeps, event: EventRecord, now: Date): 
     if: 'attribute_not_exists(pk)',
   });
   if (!isNew || !late) return isNew;
+  const activity: Record<string, number> = {};
+  countInto(activity, event.name);
   await Promise.all([
     bumpName(deps, event.projectId, event.name, 1, event.createdAt),
-    bumpHour(deps, event.projectId, hourOf(event.createdAt), 1),
+    addToBucket(
+      deps,
+      keys.eventHour(event.projectId, hourOf(event.createdAt)),
+      'eventHour',
+      hourExpiry(hourOf(event.createdAt)),
+      {
+        count: 1,
+        ...activity,
+      },
+    ),
+    addToBucket(
+      deps,
+      keys.eventDay(event.projectId, dayOf(event.createdAt)),
+      'eventDay',
+      dayExpiry(dayOf(event.createdAt)),
+      activity,
+    ),
+    addToBucket(
+      deps,
+      keys.eventMinute(event.projectId, minuteOf(event.createdAt)),
+      'eventMinute',
+      minuteExpiry(minuteOf(event.createdAt)),
+      { activity: activity.activity },
+    ),
+    ...(event.campaignCounts
+      ? [
+          addCampaignCounts(
+            deps,
+            event.projectId,
+            event.campaignCounts.campaignId,
+            event.campaignCounts.counts,
+          ),
+        ]
+      : []),
   ]);
   return true;
+}
+
+/**
+ * Adds to a campaign run's counters (engagement, or sent for unknown); a deleted campaign's run is
+ * not recreated. With `tally`, only once per tally batch.
+ */
+async function addCampaignCounts(
+  deps: StoreDeps,
+  projectId: string,
+  campaignId: string,
+  counts: Readonly<Record<string, number>>,
+  tally?: string,
+): Promise<void> {
+  const entries = Object.entries(counts).filter(([, n]) => n !== 0);
+  if (entries.length === 0) return;
+  await deps.store.writeIf({
+    update: keys.campaignRun(projectId, campaignId),
+    expression: `${tally ? 'SET tally = :tally ' : ''}ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+    names: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
+    values: {
+      ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])),
+      ...(tally ? { ':tally': tally } : {}),
+    },
+    if: tally
+      ? 'attribute_exists(pk) AND (attribute_not_exists(tally) OR tally <> :tally)'
+      : 'attribute_exists(pk)',
+  });
 }
 
 /** Whether this very event (same id and time) is stored: one strongly consistent read. */
@@ -105,14 +177,42 @@ async function bumpName(deps: StoreDeps, projectId: string, name: string, by: nu
 
 const hourExpiry = (hour: string) =>
   Math.floor(Date.parse(`${hour}:00:00.000Z`) / 1000) + HOUR_BUCKET_TTL_SECONDS;
+/** Day buckets serve a year of daily analytics. */
+const dayExpiry = (day: string) => Math.floor(Date.parse(`${day}T00:00:00.000Z`) / 1000) + 400 * 24 * 3600;
+/** Minute buckets serve the recent count (a day at most). */
+const minuteExpiry = (minute: string) => Math.floor(Date.parse(`${minute}:00.000Z`) / 1000) + 2 * 24 * 3600;
 
-async function bumpHour(deps: StoreDeps, projectId: string, hour: string, by: number) {
-  await deps.store.write({
-    update: keys.eventHour(projectId, hour),
-    expression: 'SET entity = :entity, expiresAt = :exp ADD #count :by',
-    names: { '#count': 'count' },
-    values: { ':entity': 'eventHour', ':exp': hourExpiry(hour), ':by': by },
-  });
+/**
+ * Adds `counts` to a counter bucket (an hour, a day, a minute). With `tally`, once per tally batch
+ * (the bucket keeps the id of the batch that changed it last).
+ */
+async function addToBucket(
+  deps: StoreDeps,
+  key: Key,
+  entity: string,
+  expiresAt: number,
+  counts: Readonly<Record<string, number | undefined>>,
+  tally?: string,
+): Promise<void> {
+  const entries = Object.entries(counts).filter(
+    (e): e is [string, number] => typeof e[1] === 'number' && e[1] !== 0,
+  );
+  if (entries.length === 0) return;
+  const update = {
+    update: key,
+    expression: `SET entity = :entity, expiresAt = :exp${tally ? ', tally = :tally' : ''} ADD ${entries
+      .map((_, i) => `#c${i} :c${i}`)
+      .join(', ')}`,
+    names: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
+    values: {
+      ':entity': entity,
+      ':exp': expiresAt,
+      ...(tally ? { ':tally': tally } : {}),
+      ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])),
+    },
+  };
+  if (tally) await deps.store.writeIf({ ...update, if: 'attribute_not_exists(tally) OR tally <> :tally' });
+  else await deps.store.write(update);
 }
 
 /** What one tally run adds: per name (count, first and last time) and per hour. */
@@ -123,6 +223,12 @@ export interface TallyBatch {
   readonly to: string;
   readonly names: Readonly<Record<string, { n: number; first: string; last: string }>>;
   readonly hours: Readonly<Record<string, number>>;
+  /** Activity and its metrics per hour, day and minute (shared/activity/metrics.ts). */
+  readonly hourMetrics?: Readonly<Record<string, BucketCounts>>;
+  readonly days?: Readonly<Record<string, BucketCounts>>;
+  readonly minutes?: Readonly<Record<string, number>>;
+  /** What the batch's events add to campaign runs, by campaign (`EventRecord.campaignCounts`). */
+  readonly campaigns?: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 /** Where the tally stands: counted up to `through`; `pending` is a batch begun and not finished. */
@@ -181,13 +287,33 @@ export async function applyTally(deps: StoreDeps, projectId: string, batch: Tall
       }),
     ),
     ...Object.entries(batch.hours).map(([hour, n]) =>
-      deps.store.writeIf({
-        update: keys.eventHour(projectId, hour),
-        expression: 'SET entity = :entity, expiresAt = :exp, tally = :tally ADD #count :n',
-        if: once,
-        names: { '#count': 'count' },
-        values: { ':entity': 'eventHour', ':exp': hourExpiry(hour), ':n': n, ':tally': batch.id },
-      }),
+      addToBucket(
+        deps,
+        keys.eventHour(projectId, hour),
+        'eventHour',
+        hourExpiry(hour),
+        {
+          count: n,
+          ...batch.hourMetrics?.[hour],
+        },
+        batch.id,
+      ),
+    ),
+    ...Object.entries(batch.days ?? {}).map(([day, counts]) =>
+      addToBucket(deps, keys.eventDay(projectId, day), 'eventDay', dayExpiry(day), counts, batch.id),
+    ),
+    ...Object.entries(batch.minutes ?? {}).map(([minute, n]) =>
+      addToBucket(
+        deps,
+        keys.eventMinute(projectId, minute),
+        'eventMinute',
+        minuteExpiry(minute),
+        { activity: n },
+        batch.id,
+      ),
+    ),
+    ...Object.entries(batch.campaigns ?? {}).map(([campaignId, counts]) =>
+      addCampaignCounts(deps, projectId, campaignId, counts, batch.id),
     ),
   ]);
 }
@@ -210,6 +336,7 @@ export interface TalliedEvent {
   readonly createdAt: string;
   /** Counted by its writer (written late): the tally skips it. */
   readonly counted: boolean;
+  readonly campaignCounts?: EventRecord['campaignCounts'];
 }
 
 /**
@@ -226,7 +353,7 @@ export async function eventsToTally(
       index: 'eventsByTime',
       partition: keys.eventsIndex(projectId),
       sort: { between: [q.after, q.upTo] },
-      attributes: ['id', 'name', 'createdAt', 'counted'],
+      attributes: ['id', 'name', 'createdAt', 'counted', 'campaignCounts'],
     },
     { limit: q.limit, cursor: q.cursor },
   );
@@ -236,6 +363,7 @@ export async function eventsToTally(
       name: String(i.name),
       createdAt: String(i.createdAt),
       counted: i.counted === true,
+      ...(i.campaignCounts ? { campaignCounts: i.campaignCounts as EventRecord['campaignCounts'] } : {}),
     }))
     .filter((e) => e.position > q.after);
   return { events, cursor: out.cursor };
@@ -351,7 +479,10 @@ export async function deleteEvents(
   }
   await Promise.all([
     ...[...byName].map(([name, n]) => lowerName(deps, projectId, name, n)),
-    ...[...byHour].map(([hour, n]) => bumpHour(deps, projectId, hour, -n)),
+    // The activity metrics stay: what was sent and opened is history, the contact's or not.
+    ...[...byHour].map(([hour, n]) =>
+      addToBucket(deps, keys.eventHour(projectId, hour), 'eventHour', hourExpiry(hour), { count: -n }),
+    ),
   ]);
   return deleted;
 }

@@ -22,6 +22,7 @@
  * events by two to four minutes (README, "Events and their counters").
  */
 import * as z from 'zod/mini';
+import { countInto, dayOf, minuteOf } from '../activity/metrics';
 import { defineJob, defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
@@ -73,6 +74,15 @@ export async function armTally(deps: Pick<Deps, 'queue' | 'clock'>, projectId: s
   byProject.set(projectId, now);
 }
 
+/** The counts of `key` in `of`, made empty on first use. */
+function bucket(of: Record<string, Record<string, number>>, key: string): Record<string, number> {
+  const found = of[key];
+  if (found) return found;
+  const made: Record<string, number> = {};
+  of[key] = made;
+  return made;
+}
+
 /** Reads up to `TALLY_BATCH_EVENTS` settled events after `from` and sums them as a batch. */
 async function nextBatch(
   deps: StoreDeps & Pick<Deps, 'ids'>,
@@ -84,6 +94,10 @@ async function nextBatch(
   const upTo = `${settledAt}~`;
   const names: Record<string, { n: number; first: string; last: string }> = {};
   const hours: Record<string, number> = {};
+  const campaigns: Record<string, Record<string, number>> = {};
+  const hourMetrics: Record<string, Record<string, number>> = {};
+  const days: Record<string, Record<string, number>> = {};
+  const minutes: Record<string, number> = {};
   let read = 0;
   let last = from;
   let cursor: string | undefined;
@@ -105,6 +119,16 @@ async function nextBatch(
       } else names[e.name] = { n: 1, first: e.createdAt, last: e.createdAt };
       const hour = hourOf(e.createdAt);
       hours[hour] = (hours[hour] ?? 0) + 1;
+      countInto(bucket(hourMetrics, hour), e.name);
+      countInto(bucket(days, dayOf(e.createdAt)), e.name);
+      const minute: Record<string, number> = {};
+      countInto(minute, e.name);
+      if (minute.activity) minutes[minuteOf(e.createdAt)] = (minutes[minuteOf(e.createdAt)] ?? 0) + 1;
+      if (e.campaignCounts) {
+        const run = bucket(campaigns, e.campaignCounts.campaignId);
+        for (const [counter, n] of Object.entries(e.campaignCounts.counts))
+          run[counter] = (run[counter] ?? 0) + n;
+      }
     }
     cursor = page.cursor || undefined;
   } while (cursor && read < TALLY_BATCH_EVENTS);
@@ -114,7 +138,19 @@ async function nextBatch(
   // with an older time (it would be written late, so its writer counts it).
   const to = full ? last : upTo;
   if (to <= from) return undefined;
-  return { batch: { id: deps.ids.uuid(), to, names, hours }, full };
+  return {
+    batch: {
+      id: deps.ids.uuid(),
+      to,
+      names,
+      hours,
+      hourMetrics,
+      days,
+      minutes,
+      ...(Object.keys(campaigns).length > 0 ? { campaigns } : {}),
+    },
+    full,
+  };
 }
 
 /**

@@ -103,7 +103,9 @@ export function scopeDeps(
     mailer: guard('mailer', deps.mailer, only('mailer'), ['mailer']),
     dns: guard('dns', deps.dns, only('dns'), ['dns']),
     blobs: guard('blobs', deps.blobs, only('blobs'), ['blobs']),
+    images: guard('images', deps.images, only('images'), ['images']),
     dnsZones: guard('dnsZones', deps.dnsZones, only('manage-sender-domains'), ['manage-sender-domains']),
+    snsEndpoints: guard('snsEndpoints', deps.snsEndpoints, only('receive-sns'), ['receive-sns']),
     // The background check only reads identities; managing them includes reading.
     emailIdentities: guard(
       'emailIdentities',

@@ -67,6 +67,21 @@ export const pageLimitQuery = z.pipe(
   z.transform((n) => n ?? 20),
 );
 
+/**
+ * A whole-number query parameter from 1 to `max` (422 outside), `fallback` when absent.
+ * For windows (days, minutes), which are refused rather than clamped when too large.
+ */
+export const boundedIntQuery = (field: string, fallback: number, max: number) =>
+  z.pipe(
+    z.optional(
+      z.pipe(
+        positiveIntQuery(field),
+        z.number().check(z.lte(max, { message: `${field} must be at most ${max}` })),
+      ),
+    ),
+    z.transform((n) => n ?? fallback),
+  );
+
 /** A query parameter that must be a whole number of at least 1. */
 const positiveIntQuery = (field: string) =>
   z.pipe(

@@ -9,6 +9,7 @@
 import * as bulk from '../bulk/jobs';
 import * as campaigns from '../campaigns/jobs';
 import * as contacts from '../contacts/jobs';
+import * as emailEvents from '../email-events/jobs';
 import * as events from '../events/jobs';
 import * as imports from '../imports/jobs';
 import * as segments from '../segments/jobs';
@@ -21,9 +22,15 @@ export interface DomainJobs {
 }
 
 /** The domains' job modules, by noun. */
-export const domainJobs = { bulk, campaigns, contacts, events, imports, segments } satisfies Readonly<
-  Record<string, DomainJobs>
->;
+export const domainJobs = {
+  bulk,
+  campaigns,
+  contacts,
+  emailEvents,
+  events,
+  imports,
+  segments,
+} satisfies Readonly<Record<string, DomainJobs>>;
 
 const modules: readonly DomainJobs[] = Object.values(domainJobs);
 

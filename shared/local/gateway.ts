@@ -3,19 +3,22 @@
  * 2.0 event, calls the route group's handler in-process, and writes the structured result back,
  * as API Gateway and Lambda would (including their limits: 10 MB request bodies, 6 MB Lambda
  * payloads, the group's timeout). Paths under `/_local/` are the local runtime's own pages
- * (mail sink, queues, schedules); they exist only here.
+ * (mail sink, queues, schedules, uploaded images); they exist only here.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { advanceProblem, type LocalClock } from '../adapters/local/clock';
+import type { LocalImages } from '../adapters/local/images';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
-import type { MailSink, SinkMessage } from '../adapters/local/mail-sink';
+import type { MailSink, SinkEvent, SinkMessage } from '../adapters/local/mail-sink';
 import type { LocalQueue } from '../adapters/local/queue';
 import type { LocalScheduler } from '../adapters/local/scheduler';
+import { engagementEvent, publishSesEvents } from '../adapters/local/ses-events';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../http/cors';
 import { type CorsDef, defaults, type Manifest } from '../manifest';
 import { escapeHtml } from '../subscriptions/pages';
+import { IMAGE_CACHE_CONTROL, isImageKey } from '../uploads/images';
 import { type HttpReply, type RawRequest, toHttpApiEvent, toReply } from './apigw-event';
 import type { LocalDirectUpload } from './direct-upload';
 import { lambdaContext, withTimeout } from './lambda';
@@ -49,6 +52,8 @@ export interface GatewayOptions {
   readonly scheduler?: LocalScheduler;
   /** The runtime's clock: events carry its time, and `/_local/clock` reads and advances it. */
   readonly clock?: LocalClock;
+  /** Uploaded images, served at `/_local/<key>` (`/_local/images/...`) as CloudFront serves them on AWS. */
+  readonly images?: Pick<LocalImages, 'get'>;
   /** @default MAX_REQUEST_BODY_BYTES */
   readonly maxBodyBytes?: number;
   /** Routes whose body goes to the upload bucket, not to a route handler (see direct-upload.ts). */
@@ -227,9 +232,17 @@ function tooLarge(res: ServerResponse, why: string): void {
 async function localPages(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
   const method = req.method ?? 'GET';
-  const { mailSink, queue, scheduler, clock } = options;
+  const { mailSink, queue, scheduler, clock, images } = options;
   if (clock && method === 'POST' && path === '/_local/clock') return advanceClock(clock, req, res);
+  const engaged = /^\/_local\/emails\/([^/]+)\/(open|click)$/.exec(path);
+  if (mailSink && queue && clock && method === 'POST' && engaged) {
+    return engage({ mailSink, queue, clock }, decode(engaged[1]!), engaged[2] as 'open' | 'click', req, res);
+  }
   req.resume();
+
+  if (images && (method === 'GET' || method === 'HEAD') && path.startsWith('/_local/images/')) {
+    return serveImage(images, decode(path.slice('/_local/'.length)), method, res);
+  }
 
   if (mailSink && method === 'GET' && path === '/_local/emails') {
     return json(res, 200, (await mailSink.list()).map(emailJson));
@@ -252,10 +265,12 @@ async function localPages(options: GatewayOptions, req: IncomingMessage, res: Se
       return;
     }
     const message = await mailSink.get(id);
-    return message ? json(res, 200, emailJson(message)) : json(res, 404, { message: 'Not Found' });
+    return message
+      ? json(res, 200, { ...emailJson(message), events: mailSink.eventsOf(id) })
+      : json(res, 404, { message: 'Not Found' });
   }
   if (mailSink && method === 'GET' && path === '/_local/mail') {
-    const html = mailPage(await mailSink.list());
+    const html = mailPage(await mailSink.list(), (id) => mailSink.eventsOf(id));
     res.statusCode = 200;
     res.setHeader('content-type', 'text/html; charset=utf-8');
     // The page runs no script; mails render in sandboxed frames that inherit this policy.
@@ -280,6 +295,27 @@ async function localPages(options: GatewayOptions, req: IncomingMessage, res: Se
 }
 
 /**
+ * An uploaded image, with no key needed, as CloudFront serves it on AWS: the bytes with the type
+ * they were stored as, never sniffed by the browser, cacheable for good (a key is never reused).
+ * Only keys the upload makes are looked up.
+ */
+async function serveImage(
+  images: Pick<LocalImages, 'get'>,
+  key: string,
+  method: string,
+  res: ServerResponse,
+): Promise<void> {
+  const image = isImageKey(key) ? await images.get(key) : undefined;
+  if (!image) return json(res, 404, { message: 'Not Found' });
+  res.statusCode = 200;
+  res.setHeader('content-type', image.contentType);
+  res.setHeader('content-length', image.body.byteLength);
+  res.setHeader('cache-control', IMAGE_CACHE_CONTROL);
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.end(method === 'HEAD' ? undefined : image.body);
+}
+
+/**
  * `POST /_local/clock {advance: seconds}`: moves the runtime's clock forward, fires what fell due
  * (answering once the due one-off schedules are on their queues) and answers `{now}`. Anything
  * but a positive number of seconds is a 422 (a body that is not JSON, a 400): never back.
@@ -300,6 +336,44 @@ async function advanceClock(clock: LocalClock, req: IncomingMessage, res: Server
   if (problem) return json(res, 422, { message: `${problem}; send {"advance": <seconds>}` });
   const now = await clock.advance(advance as number);
   return json(res, 200, { now: now.toISOString() });
+}
+
+/**
+ * `POST /_local/emails/{id}/open` and `POST /_local/emails/{id}/click {link}`: a recipient opens
+ * the message or clicks one of its links; the event SES would publish goes the way of the others
+ * (the `ses.event` job). 202 with the event; 404 for an unknown message; a click without a link,
+ * or with one the message does not contain, is 422.
+ */
+async function engage(
+  o: { mailSink: MailSink; queue: LocalQueue; clock: LocalClock },
+  id: string,
+  what: 'open' | 'click',
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = await readBody(req, 64 * 1024);
+  if (body === 'too-large') return json(res, 413, { message: 'Request Entity Too Large' });
+  const message = await o.mailSink.get(id);
+  if (!message) return json(res, 404, { message: 'Not Found' });
+  let link: string | undefined;
+  if (what === 'click') {
+    let input: unknown;
+    try {
+      input = JSON.parse(body.toString('utf8') || 'null');
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      return json(res, 400, { message: 'Send a JSON body: {"link": "<a link of the message>"}' });
+    }
+    const given = (input as { link?: unknown } | null)?.link;
+    if (typeof given !== 'string' || given === '')
+      return json(res, 422, { message: 'link is required: {"link": "<a link of the message>"}' });
+    if (!(message.html ?? '').includes(given) && !(message.text ?? '').includes(given))
+      return json(res, 422, { message: 'The message has no such link' });
+    link = given;
+  }
+  const event = engagementEvent(message, link === undefined ? { open: true } : { link }, o.clock.now());
+  await publishSesEvents(o.mailSink, o.queue, id, [event]);
+  return json(res, 202, { event });
 }
 
 function emailJson(m: SinkMessage) {
@@ -326,7 +400,29 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(body);
 }
 
-function mailPage(messages: readonly SinkMessage[]): string {
+/** One line per event published for a message: its type, time and what it is about. */
+function eventsList(events: readonly SinkEvent[]): string {
+  if (events.length === 0) return '';
+  const line = (e: SinkEvent) => {
+    const own = e[e.eventType.charAt(0).toLowerCase() + e.eventType.slice(1)] as
+      | Record<string, unknown>
+      | undefined;
+    const at = typeof own?.timestamp === 'string' ? own.timestamp : '';
+    const detail =
+      typeof own?.link === 'string'
+        ? own.link
+        : typeof own?.bounceType === 'string'
+          ? `${own.bounceType}/${String(own.bounceSubType ?? '')}`
+          : '';
+    return `<li><b>${escapeHtml(e.eventType)}</b> ${escapeHtml(at)} ${escapeHtml(detail)}</li>`;
+  };
+  return `<ul class="events">${events.map(line).join('')}</ul>`;
+}
+
+function mailPage(
+  messages: readonly SinkMessage[],
+  eventsOf: (id: string) => readonly SinkEvent[] = () => [],
+): string {
   const items = messages
     .map((m) => {
       const id = escapeHtml(m.id);
@@ -338,6 +434,7 @@ function mailPage(messages: readonly SinkMessage[]): string {
 <h2>${escapeHtml(m.subject ?? '(no subject)')}</h2>
 <dl><dt>To</dt><dd>${escapeHtml(m.to.join(', '))}</dd><dt>From</dt><dd>${escapeHtml(m.headers.from ?? m.from)}</dd>
 <dt>Date</dt><dd>${escapeHtml(m.createdAt)}</dd><dt>Id</dt><dd><a href="${escapeHtml(raw)}">${id}</a></dd></dl>
+${eventsList(eventsOf(m.id))}
 ${body}
 </article>`;
     })

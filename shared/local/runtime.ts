@@ -145,7 +145,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     const dynamo = await startDynamo({ tableName: env.TABLE_NAME, dataDir, rebuild: lock?.unclean });
     stops.push(() => dynamo.close());
 
-    const { deps, queue, scheduler, mailSink, emailIdentities, clock, config } = localDeps({
+    const { deps, queue, scheduler, mailSink, emailIdentities, images, clock, config } = localDeps({
       db: dynamo.db,
       settings,
       dataDir,
@@ -211,6 +211,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
         queue,
         scheduler,
         clock,
+        images,
         logger,
         directUploads: localDirectUploads(
           manifest,
@@ -244,7 +245,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       return { url: `http://${urlHost}:${address.port}`, port: address.port, stop: close };
     };
     const main = await openGateway(handlers.http, options.port ?? 0);
-    // Links in emails point at this runtime unless PUBLIC_BASE_URL says otherwise.
+    // Links in emails and uploaded images' URLs point at this runtime unless PUBLIC_BASE_URL says otherwise.
     config.publicBaseUrl ??= main.url;
 
     let stopping: Promise<void> | undefined;

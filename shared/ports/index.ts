@@ -128,6 +128,37 @@ export interface BlobPort {
   delete(key: string): Promise<void>;
 }
 
+/**
+ * Public hosting of uploaded images (`POST /uploads/image`): on AWS an S3 bucket served through
+ * CloudFront, locally the runtime itself (`GET /_local/images/...`). Keys are made by the code
+ * (shared/uploads/images.ts), never taken from a request.
+ */
+export interface ImagePort {
+  /**
+   * Stores `body` under `key`, to be served as `contentType`, and answers the public URL it is
+   * served at: anyone may fetch it, for as long as the deployment lives.
+   */
+  put(key: string, body: Uint8Array, contentType: string): Promise<{ url: string }>;
+}
+
+/**
+ * Amazon SNS's own HTTPS endpoints, as an HTTPS subscriber of a topic reaches them
+ * (`POST /webhooks/sns`, shared/sns). Both URLs come from a request body, so every method refuses
+ * (rejects) a URL that is not SNS's (shared/sns/urls.ts) before making any request.
+ */
+export interface SnsEndpointsPort {
+  /**
+   * The PEM signing certificate at `url` (`SigningCertURL`), which must be an SNS certificate URL
+   * (`isSnsCertificateUrl`). Rejects when it cannot be fetched.
+   */
+  signingCertificate(url: string): Promise<string>;
+  /**
+   * GETs a subscription confirmation's `SubscribeURL`, which confirms the subscription; it must be
+   * on an SNS host (`isSnsSubscribeUrl`). Rejects unless SNS answers 2xx.
+   */
+  confirmSubscription(subscribeUrl: string): Promise<void>;
+}
+
 export interface Clock {
   now(): Date;
 }
@@ -148,6 +179,8 @@ export interface Deps {
   readonly emailIdentities: EmailIdentityPort;
   readonly dnsZones: DnsZonePort;
   readonly blobs: BlobPort;
+  readonly images: ImagePort;
+  readonly snsEndpoints: SnsEndpointsPort;
   readonly clock: Clock;
   readonly ids: Ids;
   readonly config: AppConfig;

@@ -55,6 +55,8 @@ export interface Recipient {
    * it changes nothing stored.
    */
   readonly data?: DataPatch;
+  /** The address is on the project's suppression list: the email is recorded SKIPPED, never sent. */
+  readonly suppressed?: boolean;
 }
 
 /** An email ready for the provider; its record is not written yet (`deliverEmail` does that first). */
@@ -75,9 +77,10 @@ export type SettledEmail = SentEmail & { readonly status: 'skipped' | 'failed' }
 export type ComposeDeps = OutcomeDeps;
 
 /**
- * Composes the email of `recipient` under `ids`. MARKETING and HEADLESS content respects the
- * contact's subscription (an unsubscribed contact is recorded SKIPPED); TRANSACTIONAL always goes
- * out. A template that fails to render, or a message over the size limit, is recorded FAILED
+ * Composes the email of `recipient` under `ids`. A suppressed address is recorded SKIPPED
+ * (reason `suppressed`) whatever the content; MARKETING and HEADLESS content respects the
+ * contact's subscription (an unsubscribed contact is recorded SKIPPED); TRANSACTIONAL otherwise
+ * goes out. A template that fails to render, or a message over the size limit, is recorded FAILED
  * with its `email.failed` event. Only a `composed` email still needs `deliverEmail`.
  */
 export async function composeEmail(
@@ -92,6 +95,10 @@ export async function composeEmail(
   const record = newEmailRecord(projectId, content, recipient, ids.email, now);
   const entry = { contact: { id: contact.id, email: contact.email }, email: record.id };
 
+  if (recipient.suppressed) {
+    await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'suppressed' });
+    return { ...entry, status: 'skipped', reason: 'suppressed' };
+  }
   if (content.type !== 'TRANSACTIONAL' && !contact.subscribed) {
     await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'unsubscribed' });
     return { ...entry, status: 'skipped', reason: 'unsubscribed' };

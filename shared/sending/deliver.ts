@@ -133,9 +133,16 @@ export async function resumeEmail(
   ids: EmailIds,
 ): Promise<SentEmail | undefined> {
   const record = await getEmailRecord(deps, projectId, ids.email);
-  if (!record || record.status === 'FAILED') return undefined;
+  if (!record) return undefined;
+  // Handed to SES before: whatever its events made of it since, it is not sent again.
+  const handedOver = record.messageId !== null && record.sentAt !== null;
+  if (record.status === 'FAILED' && !handedOver) return undefined;
   const entry = { contact: { id: record.contactId, email: record.to }, email: record.id };
-  switch (record.status) {
+  // SES's Send event settled a recipient this request's dead attempt left SENDING, and recorded
+  // its `email.sent` event then (shared/email-events/apply.ts).
+  if ((record as { settledBy?: unknown }).settledBy !== undefined) return { ...entry, status: 'sent' };
+  const status = record.status === 'SENDING' || record.status === 'SKIPPED' ? record.status : 'SENT';
+  switch (status) {
     case 'SENT':
       // The same event (id and time) as the attempt's own: stored once, dispatched once.
       await emit(

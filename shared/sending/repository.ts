@@ -11,9 +11,19 @@ import type { TemplateType } from '../templates/schemas';
 
 /**
  * SENDING while the provider is called (a record left in SENDING means the process stopped
- * there), then SENT, FAILED, or SKIPPED when the contact's subscription excluded it.
+ * there), then SENT, FAILED, or SKIPPED when the contact's subscription or the suppression list
+ * excluded it. SES's events then move a sent email on (shared/email-events): DELIVERY_DELAYED,
+ * DELIVERED, BOUNCED, COMPLAINED, or FAILED for a reject or a rendering failure.
  */
-export type EmailStatus = 'SENDING' | 'SENT' | 'FAILED' | 'SKIPPED';
+export type EmailStatus =
+  | 'SENDING'
+  | 'SENT'
+  | 'FAILED'
+  | 'SKIPPED'
+  | 'DELIVERY_DELAYED'
+  | 'DELIVERED'
+  | 'BOUNCED'
+  | 'COMPLAINED';
 
 export interface EmailRecord {
   readonly id: string;

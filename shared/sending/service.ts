@@ -10,6 +10,7 @@
 import { type DataPatch, parseDataPatch } from '../contacts/data';
 import { upsertContact } from '../contacts/service';
 import { requireVerifiedSenderDomain } from '../domains/sender';
+import { suppressedAmong } from '../email-events/repository';
 import { AppError, notFound, validationError } from '../errors';
 import type { Claim } from '../http/idempotency';
 import type { Deps } from '../ports';
@@ -66,6 +67,12 @@ export async function sendEmails(
   claim?: Claim,
 ): Promise<SendResult> {
   const prepared = await prepare(deps, projectId, input);
+  // The project's suppression list, for every recipient at once (one batch read).
+  const suppressed = await suppressedAmong(
+    deps,
+    projectId,
+    input.to.map((to) => to.email),
+  );
   const emails: SentEmail[] = [];
   for (const [i, to] of input.to.entries()) {
     const ids: EmailIds = claim
@@ -79,7 +86,18 @@ export async function sendEmails(
       throw new Error('The Idempotency-Key lease ran out before every recipient was processed');
     claim?.markStarted();
     const prior = claim?.resumed ? await resumeEmail(deps, projectId, ids) : undefined;
-    emails.push(prior ?? (await sendTo(deps, projectId, prepared, to, input.subscribed, ids)));
+    emails.push(
+      prior ??
+        (await sendTo(
+          deps,
+          projectId,
+          prepared,
+          to,
+          input.subscribed,
+          ids,
+          suppressed.has(to.email.toLowerCase()),
+        )),
+    );
   }
   const refused = unsentError(emails);
   if (refused) throw refused;
@@ -109,6 +127,7 @@ async function sendTo(
   to: Address,
   subscribed: boolean | undefined,
   ids: EmailIds,
+  suppressed: boolean,
 ): Promise<SentEmail> {
   const { contact } = await upsertContact(
     deps,
@@ -117,7 +136,13 @@ async function sendTo(
     // New contacts from a send are not subscribed unless the request says so (spec).
     { defaultSubscribed: false },
   );
-  const composed = await composeEmail(deps, projectId, p.content, { to, contact, data: p.patch }, ids);
+  const composed = await composeEmail(
+    deps,
+    projectId,
+    p.content,
+    { to, contact, data: p.patch, suppressed },
+    ids,
+  );
   return composed.status === 'composed' ? deliverEmail(deps, composed, p.policy) : composed;
 }
 

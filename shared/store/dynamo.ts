@@ -79,7 +79,9 @@ function dynamoRequests(db: DynamoDBDocumentClient, TableName: string): StoreReq
             Key: write.update,
             UpdateExpression: write.expression,
             ...guard,
-            ...(write.returnNew ? { ReturnValues: 'UPDATED_NEW' } : {}),
+            ...(write.returnNew
+              ? { ReturnValues: write.returnNew === 'all' ? 'ALL_NEW' : 'UPDATED_NEW' }
+              : {}),
           }),
         );
         return out.Attributes;

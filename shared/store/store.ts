@@ -31,8 +31,11 @@ export interface Placeholders {
 /** One item write. With `if` (a condition expression) it happens only when the condition holds. */
 export type Write = Placeholders & { readonly if?: string } & (
     | { readonly put: Item }
-    /** `expression` is an update expression; `returnNew` answers the attributes it changed. */
-    | { readonly update: Key; readonly expression: string; readonly returnNew?: boolean }
+    /**
+     * `expression` is an update expression; `returnNew` answers the attributes it changed, and
+     * `'all'` the whole item as the update left it (no extra cost either way).
+     */
+    | { readonly update: Key; readonly expression: string; readonly returnNew?: boolean | 'all' }
     /** `returnOld` answers the item deleted (undefined when there was none). */
     | { readonly delete: Key; readonly returnOld?: boolean }
   );

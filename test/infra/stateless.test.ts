@@ -44,6 +44,8 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
     'iam:PassRole',
   ],
   blobs: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket'],
+  // Put only: the upload function can neither read, list nor delete images.
+  images: ['s3:PutObject'],
   mailer: ['ses:SendEmail', 'ses:SendRawEmail', 'ses:GetAccount'],
   dns: [],
   'manage-sender-domains': [
@@ -54,6 +56,8 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
   'check-sender-domains': [...SES_IDENTITY_READ_ACTIONS],
   'sign-links': ['ssm:GetParameter'],
   'feature-flags': [],
+  // HTTPS requests to SNS's own hosts; no AWS right.
+  'receive-sns': [],
 };
 
 /** The variables each manifest use stands for. */
@@ -68,12 +72,16 @@ const environmentOfUse: Record<PortUse, readonly string[]> = {
     ...manifest.queues.map((q) => `${queueEnvPrefix(q.name)}_ARN`),
   ],
   blobs: ['UPLOAD_BUCKET'],
-  mailer: [],
+  images: ['IMAGE_BUCKET', 'IMAGE_BASE_URL'],
+  // The configuration set every send names (its events feed the jobs queue).
+  mailer: ['SES_CONFIGURATION_SET'],
   dns: [],
   'manage-sender-domains': [],
   'check-sender-domains': [],
   'sign-links': ['PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET_PARAMETER'],
-  'feature-flags': ['UPLOAD_BUCKET'],
+  // `storage.enabled` of GET /config: image uploads are configured.
+  'feature-flags': ['IMAGE_BUCKET', 'IMAGE_BASE_URL'],
+  'receive-sns': ['SES_EVENTS_TOPIC_ARN'],
 };
 
 /** Every function has NODE_OPTIONS and TABLE_NAME (the environment schema requires it). */
@@ -89,10 +97,14 @@ function sampleValue(name: string): string {
     NODE_OPTIONS: '--enable-source-maps',
     TABLE_NAME: 'table',
     UPLOAD_BUCKET: 'bucket',
+    IMAGE_BUCKET: 'images',
+    IMAGE_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
     SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
     SCHEDULER_GROUP_NAME: 'group',
     PUBLIC_BASE_URL: 'https://api.example.com',
     LINK_SIGNING_SECRET_PARAMETER: '/sesame/test/link-signing-secret',
+    SES_CONFIGURATION_SET: 'ConfigurationSet-abc',
+    SES_EVENTS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:ses-events',
   };
   const value = values[name];
   if (value === undefined) throw new Error(`no sample value for ${name}`);
@@ -523,11 +535,31 @@ describe('IAM', () => {
     );
     expect(ses.length).toBe(2);
     for (const { statement } of ses) expect(statement.Resource).toEqual(identities);
-    // Sending on identities only; on `*` only the two actions that have no resource type: the
-    // quota read of each sender and the hosted zone lookup.
+    // Sending on identities and the deployment's configuration set only (SES authorizes a send
+    // naming a configuration set on both); on `*` only the two actions that have no resource
+    // type: the quota read of each sender and the hosted zone lookup.
+    const configurationSet = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':ses:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':configuration-set/',
+          {
+            'Fn::ImportValue': expect.stringContaining(
+              logicalId(stateful, stateful.emailEvents!.configurationSet),
+            ),
+          },
+        ],
+      ],
+    };
     const send = statements.filter(({ actions }) => actions.includes('ses:SendRawEmail'));
     expect(send.length).toBe(3);
-    for (const { statement } of send) expect(statement.Resource).toEqual(identities);
+    for (const { statement } of send) expect(statement.Resource).toEqual([identities, configurationSet]);
     const wildcard = statements.filter(({ statement }) => statement.Resource === '*');
     expect(wildcard.map(({ actions }) => actions.join()).sort()).toEqual([
       'route53:ListHostedZonesByName',

@@ -20,10 +20,19 @@ import { callApi, useLocalRuntime } from './helpers/local';
 const rt = useLocalRuntime();
 
 describe('local runtime with the real handlers', () => {
-  it('answers GET /config without a key', async () => {
+  it('answers GET /config without a key: exactly the fields decisions.md names, true to the runtime', async () => {
     const res = await rt.api('GET', '/config', { key: null });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ billing: { enabled: false }, storage: { enabled: true } });
+    // No OAuth, signup off by default, no Stripe key, images stored and served by the runtime,
+    // no SMTP relay, the package's version.
+    expect(res.body).toEqual({
+      oauthProviders: [],
+      signupEnabled: false,
+      billing: { enabled: false },
+      storage: { enabled: true },
+      smtp: { enabled: false },
+      version: JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+    });
   });
 
   it('answers an unknown route with the 404 JSON envelope', async () => {

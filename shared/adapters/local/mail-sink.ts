@@ -54,6 +54,12 @@ export interface SinkMessage extends SinkEnvelope {
 
 export type SentListener = (message: SinkMessage, raw: Uint8Array) => void | Promise<void>;
 
+/** An event published for a message: SES's record, as `ses-events.ts` builds it. */
+export interface SinkEvent {
+  readonly eventType: string;
+  readonly [field: string]: unknown;
+}
+
 export interface MailSinkOptions {
   /** The sink keeps its files under `<dataDir>/mail`; in memory when undefined. */
   readonly dataDir?: string;
@@ -73,6 +79,9 @@ export class MailSink implements MailerPort {
   private readonly listeners = new Set<SentListener>();
   private readonly folder: string | undefined;
   private readonly index: Journal<SinkEnvelope> | undefined;
+  /** The SES-shaped events published for each message (`ses-events.ts`), oldest first. */
+  private readonly published = new Map<string, SinkEvent[]>();
+  private readonly eventLog: Journal<{ readonly messageId: string; readonly event: SinkEvent }> | undefined;
   private readonly clock: Clock;
   private readonly logger: LocalLogger;
 
@@ -85,7 +94,26 @@ export class MailSink implements MailerPort {
       for (const envelope of this.index.read()) {
         this.entries.set(envelope.id, { envelope, raw: undefined, parsed: undefined });
       }
+      this.eventLog = new Journal(join(this.folder, 'events.jsonl'));
+      for (const { messageId, event } of this.eventLog.read()) this.keepEvent(messageId, event);
     }
+  }
+
+  /** Keeps an event published for message `messageId` (shown on the mail page). */
+  recordEvent(messageId: string, event: SinkEvent): void {
+    this.eventLog?.append({ messageId, event });
+    this.keepEvent(messageId, event);
+  }
+
+  /** The events published for a message, oldest first. */
+  eventsOf(messageId: string): readonly SinkEvent[] {
+    return this.published.get(messageId) ?? [];
+  }
+
+  private keepEvent(messageId: string, event: SinkEvent) {
+    const list = this.published.get(messageId) ?? [];
+    list.push(event);
+    this.published.set(messageId, list);
   }
 
   /** The sink has no account quota: the configured rate (SES_MAX_SEND_RATE or 14) applies. */
@@ -159,6 +187,8 @@ export class MailSink implements MailerPort {
   /** Forgets every message (and deletes their files). */
   clear(): void {
     this.entries.clear();
+    this.published.clear();
+    this.eventLog?.rewrite([]);
     if (this.folder && this.index) {
       for (const name of safeReaddir(this.folder)) {
         if (name.endsWith('.eml')) rmSync(join(this.folder, name), { force: true });

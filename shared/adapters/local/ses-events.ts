@@ -5,7 +5,10 @@
  * `complaint@` is delivered then complained about, `success@` and `ooto@` are delivered; a
  * `+label` in the local part is allowed. Every other recipient is delivered.
  */
-import type { SinkMessage } from './mail-sink';
+import { sesEventJobMessage } from '../../email-events/messages';
+import { enqueue } from '../../jobs/registry';
+import type { QueuePort } from '../../ports';
+import type { MailSink, SinkMessage } from './mail-sink';
 
 export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
 
@@ -79,12 +82,27 @@ export type SesEvent =
         readonly complaintFeedbackType: 'abuse';
         readonly arrivalDate: string;
       };
+    }
+  | {
+      readonly eventType: 'Open';
+      readonly mail: SesMailObject;
+      readonly open: { readonly timestamp: string; readonly ipAddress: string; readonly userAgent: string };
+    }
+  | {
+      readonly eventType: 'Click';
+      readonly mail: SesMailObject;
+      readonly click: {
+        readonly timestamp: string;
+        readonly ipAddress: string;
+        readonly userAgent: string;
+        readonly link: string;
+        readonly linkTags: Readonly<Record<string, string[]>>;
+      };
     };
 
-/** The events SES would publish for `message`, in order: Send, then one per outcome. */
-export function sesEventsFor(message: SinkMessage, options: { at?: Date } = {}): SesEvent[] {
-  const at = (options.at ?? new Date(message.createdAt)).toISOString();
-  const mail: SesMailObject = {
+/** The `mail` object SES puts in every event of `message`. */
+function mailObject(message: SinkMessage): SesMailObject {
+  return {
     timestamp: message.createdAt,
     source: message.from,
     sendingAccountId: '000000000000',
@@ -100,6 +118,12 @@ export function sesEventsFor(message: SinkMessage, options: { at?: Date } = {}):
     },
     tags: Object.fromEntries(Object.entries(message.tags).map(([k, v]) => [k, [v]])),
   };
+}
+
+/** The events SES would publish for `message`, in order: Send, then one per outcome. */
+export function sesEventsFor(message: SinkMessage, options: { at?: Date } = {}): SesEvent[] {
+  const at = (options.at ?? new Date(message.createdAt)).toISOString();
+  const mail = mailObject(message);
   const byOutcome = (wanted: SimulatorOutcome[]) =>
     message.to.filter((to) => wanted.includes(simulatorOutcome(to)));
   const feedbackId = `${message.id.replace(/-000000$/, '')}-feedback-000000`;
@@ -158,4 +182,49 @@ export function sesEventsFor(message: SinkMessage, options: { at?: Date } = {}):
     });
   }
   return events;
+}
+
+/** What a recipient did with a message, as SES reports it (its open pixel, a tracked link). */
+export function engagementEvent(
+  message: SinkMessage,
+  what: { readonly open: true } | { readonly link: string },
+  at: Date,
+): SesEvent {
+  const who = { timestamp: at.toISOString(), ipAddress: '127.0.0.1', userAgent: 'Sesame local runtime' };
+  return 'link' in what
+    ? { eventType: 'Click', mail: mailObject(message), click: { ...who, link: what.link, linkTags: {} } }
+    : { eventType: 'Open', mail: mailObject(message), open: who };
+}
+
+/**
+ * SES publishes an event a moment after the fact; the local runtime waits as long before its
+ * events reach the jobs queue (a second, shortened by the runtime's test timings), so the sender
+ * has recorded its own outcome by then, as it has on AWS.
+ */
+export const SES_EVENT_DELAY_S = 1;
+
+/**
+ * Hands SES-shaped events of a sink message to the jobs queue as `ses.event` jobs (the job the
+ * topic's deliveries become on AWS) and keeps them beside the message for the mail page.
+ */
+export async function publishSesEvents(
+  sink: Pick<MailSink, 'recordEvent'>,
+  queue: QueuePort,
+  messageId: string,
+  events: readonly SesEvent[],
+): Promise<void> {
+  for (const event of events) {
+    sink.recordEvent(messageId, event);
+    await enqueue(
+      { queue },
+      sesEventJobMessage,
+      { event: event as unknown as Record<string, unknown> },
+      { delaySeconds: SES_EVENT_DELAY_S },
+    );
+  }
+}
+
+/** Makes the sink publish, for every message it accepts, the events SES would. */
+export function publishSinkEvents(sink: MailSink, queue: QueuePort): () => void {
+  return sink.onSent((message) => publishSesEvents(sink, queue, message.id, sesEventsFor(message)));
 }

@@ -13,6 +13,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { LocalSnsEndpoints } from '../../../shared/adapters/local/sns-endpoints';
 import { scopeDeps } from '../../../shared/http/ports';
 import type { HandlerFactory, HandlerOverrides } from '../../../shared/local/handlers';
 import { type FunctionKind, functionUses, manifest, type PortUse, routeKey } from '../../../shared/manifest';
@@ -20,6 +21,14 @@ import type { Deps } from '../../../shared/ports';
 import { useZoneFile } from '../../integration/helpers/dns';
 import { upload } from '../../integration/helpers/imports';
 import { type ApiOptions, type ApiResponse, useLocalRuntime } from '../../integration/helpers/local';
+import {
+  sesDeliveryEvent,
+  signSnsMessage,
+  snsNotification,
+  snsSigningKey,
+  TEST_CERT_URL,
+} from '../../integration/helpers/sns';
+import { imageMultipart, tinyPng } from '../../integration/helpers/uploads';
 
 /** Uses no port shows at run time: `feature-flags` is a variable (checked by the infra tier). */
 const NOT_OBSERVABLE: ReadonlySet<PortUse> = new Set(['feature-flags']);
@@ -90,6 +99,22 @@ describe('declared ports', () => {
     });
     expect(preflight.status).toBe(204);
 
+    // webhooks: a signed SNS notification of the runtime's SES event topic (its certificate, its
+    // ses.event job; the job drops the event of an email it does not know)
+    const signer = snsSigningKey();
+    (rt.deps.snsEndpoints as LocalSnsEndpoints).registerCertificate(TEST_CERT_URL, signer.certificatePem);
+    const notification = signSnsMessage(
+      snsNotification(rt.deps.config.sesEventsTopicArn!, sesDeliveryEvent()),
+      signer.privateKey,
+    );
+    const delivered = await call('POST', '/webhooks/sns', 'POST /webhooks/sns', {
+      key: null,
+      raw: JSON.stringify(notification),
+      headers: { 'content-type': 'text/plain; charset=UTF-8' },
+    });
+    expect(delivered.body.data?.action).toBe('enqueued');
+    await rt.drain();
+
     // contacts
     const created = await call('POST', '/contacts', 'POST /contacts', {
       body: { email, data: { plan: 'pro' } },
@@ -130,6 +155,14 @@ describe('declared ports', () => {
     });
     expect(bulkDelete.status).toBe(202);
     await rt.drain();
+
+    // uploads: an image stored where it is served
+    const image = await imageMultipart(tinyPng());
+    const stored = await call('POST', '/uploads/image', 'POST /uploads/image', {
+      raw: image.body,
+      headers: { 'content-type': image.contentType },
+    });
+    expect(stored.status).toBe(201);
 
     // templates
     const template = await call('POST', '/templates', 'POST /templates', {
@@ -249,6 +282,20 @@ describe('declared ports', () => {
     expect(stats.body.data.sentCount).toBeGreaterThan(0);
     const campaignCopy = await call('POST', `/campaigns/${cid}/duplicate`, 'POST /campaigns/{id}/duplicate');
     await call('DELETE', `/campaigns/${campaignCopy.body.id}`, 'DELETE /campaigns/{id}');
+
+    // The activity feed and the analytics (the activity group reads counters and indexes only).
+    for (const [path, route] of [
+      ['/activity?types=email.sent,event.tracked', 'GET /activity'],
+      ['/activity/stats', 'GET /activity/stats'],
+      ['/activity/recent-count', 'GET /activity/recent-count'],
+      ['/activity/types', 'GET /activity/types'],
+      ['/activity/upcoming', 'GET /activity/upcoming'],
+      ['/analytics/timeseries', 'GET /analytics/timeseries'],
+      ['/analytics/top-campaigns', 'GET /analytics/top-campaigns'],
+      ['/analytics/campaign-stats', 'GET /analytics/campaign-stats'],
+      ['/analytics/top-events', 'GET /analytics/top-events'],
+    ] as const)
+      expect((await call('GET', path, route)).status, path).toBe(200);
 
     // An upsert over a deleted contact whose purge has not run yet queues its purge: a track
     // (the track group) and a send (the public group).

@@ -27,6 +27,8 @@ const env = {
   SCHEDULER_GROUP_NAME: 'sesame-prod',
   SES_CONFIGURATION_SET: 'sesame-events',
   UPLOAD_BUCKET: 'sesame-uploads',
+  IMAGE_BUCKET: 'sesame-images',
+  IMAGE_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
 };
 
 beforeEach(() => {
@@ -90,6 +92,14 @@ describe('awsDeps', () => {
     await deps.blobs.put('k', new Uint8Array([1]), 'text/plain');
     expect(s3.commandCalls(PutObjectCommand)[0]!.args[0].input.Bucket).toBe('sesame-uploads');
 
+    const image = await deps.images.put('images/p/i.png', new Uint8Array([1]), 'image/png');
+    expect(s3.commandCalls(PutObjectCommand)[1]!.args[0].input).toMatchObject({
+      Bucket: 'sesame-images',
+      Key: 'images/p/i.png',
+      ContentType: 'image/png',
+    });
+    expect(image.url).toBe('https://d111111abcdef8.cloudfront.net/images/p/i.png');
+
     // Lambda sets AWS_REGION; SES's MAIL FROM MX host is named after it.
     vi.stubEnv('AWS_REGION', 'eu-west-1');
     ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true });
@@ -118,12 +128,27 @@ describe('awsDeps', () => {
   it('answers with clear errors from ports whose settings are absent, when used', async () => {
     const deps = awsDeps({ TABLE_NAME: 't' }, everyUse);
     expect(deps.config.storageEnabled).toBe(false);
+    await expect(deps.images.put('images/p/i.png', new Uint8Array([1]), 'image/png')).rejects.toThrow(
+      'Image uploads is not configured for this function: set IMAGE_BUCKET and IMAGE_BASE_URL',
+    );
     await expect(deps.blobs.get('k')).rejects.toThrow(
       'Blob storage is not configured for this function: set UPLOAD_BUCKET',
     );
     await expect(deps.scheduler.cancel('n')).rejects.toThrow('set SCHEDULER_ROLE_ARN');
     await expect(deps.queue.send('jobs', { type: 'x' })).rejects.toThrow('no URL configured');
     expect(s3.calls()).toHaveLength(0);
+  });
+});
+
+describe('storage.enabled', () => {
+  it('is true exactly when both the images bucket and its public URL are set', () => {
+    const storage = (extra: Record<string, string>) =>
+      awsDeps({ TABLE_NAME: 't', ...extra }, { uses: [], wiring: {} }).config.storageEnabled;
+    expect(storage({ IMAGE_BUCKET: 'b', IMAGE_BASE_URL: 'https://d.cloudfront.net' })).toBe(true);
+    expect(storage({ IMAGE_BUCKET: 'b' })).toBe(false);
+    expect(storage({ IMAGE_BASE_URL: 'https://d.cloudfront.net' })).toBe(false);
+    // The upload bucket of CSV imports is not image storage.
+    expect(storage({ UPLOAD_BUCKET: 'u' })).toBe(false);
   });
 });
 

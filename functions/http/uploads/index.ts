@@ -1,0 +1,31 @@
+/** Uploads route group: reads the image out of the multipart body, stores it, answers where it is served. */
+
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { s3Images } from '../../../shared/composition/aws-wiring/s3-images';
+import { lambdaEntry } from '../../../shared/http/lambda';
+import { created } from '../../../shared/http/response';
+import { type AuthedRequest, httpGroup, type RouteImpl } from '../../../shared/http/stack';
+import type { Deps } from '../../../shared/ports';
+import { imageFileOf, uploadImage } from '../../../shared/uploads/service';
+
+export function routes(deps: Deps): RouteImpl[] {
+  return [
+    {
+      method: 'POST',
+      path: '/uploads/image',
+      handler: async (req: AuthedRequest) => {
+        const file = await imageFileOf(req.rawBody, req.headers['content-type']);
+        return created(await uploadImage(deps, req.projectId, file));
+      },
+    },
+  ];
+}
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'uploads', routes);
+
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'uploads',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, images: s3Images },
+});

@@ -1,0 +1,168 @@
+/**
+ * Applying one SES event (the `ses.event` job): the email record moves on
+ * (`repository.ts`, once per event identity), the `email.*` lifecycle event is recorded with the
+ * email's fields and the event's own, and a permanent bounce or a complaint puts the address on the
+ * project's suppression list and unsubscribes the contact (`contact.unsubscribed`, source `bounce`
+ * or `complaint`).
+ *
+ * Every step is idempotent, so a redelivery after a crash at any point completes what the first
+ * attempt began: the record update is conditional on the event's identity, the lifecycle event's
+ * id is derived from it (a second write stores nothing and dispatches nothing), the suppression is
+ * a put of the same item, and unsubscribing an unsubscribed contact changes nothing.
+ *
+ * Campaign counters are never written here: the event carries what it adds to its campaign's run
+ * (`campaignCounts`: a metric the first time per email, or sent for unknown when a Send event
+ * settles a recipient a crash left unknown), and the event tally adds them a batch at a time
+ * (shared/events/tally.ts), so no run item is written once per event.
+ *
+ * An event for an email Sesame does not have (deleted, or not one of its sends) and an event it
+ * cannot read are dropped with a log line: a retry would never find more.
+ */
+import { nameUuid } from '../campaigns/ids';
+import { findContact, patchContact } from '../contacts/service';
+import { AppError } from '../errors';
+import { emit } from '../events/emit';
+import type { EventRecord } from '../events/repository';
+import { enqueue } from '../jobs/registry';
+import type { Deps } from '../ports';
+import { sesEventJobMessage } from './messages';
+import { readSesEvent, type SesEventFacts } from './parse';
+import { applyToEmailRecord, settleSending, suppress, type TrackedEmail } from './repository';
+
+export type ApplyOutcome =
+  | 'applied'
+  | 'applied-before'
+  | 'nothing-to-settle'
+  | 'deferred'
+  | 'unknown-email'
+  | 'malformed'
+  | 'unhandled-type'
+  | 'untagged';
+
+/** Engagement a campaign counts once per email, by lifecycle event kind. */
+const ENGAGEMENT: Readonly<Record<string, string>> = {
+  delivered: 'delivered',
+  opened: 'opened',
+  clicked: 'clicked',
+  bounced: 'bounced',
+  complained: 'complained',
+};
+
+function log(message: string, fields: Record<string, unknown>) {
+  console.warn(JSON.stringify({ level: 'warn', message, ...fields }));
+}
+
+export async function applySesEvent(
+  deps: Deps,
+  raw: Record<string, unknown>,
+  options: { readonly deferred?: boolean } = {},
+): Promise<ApplyOutcome> {
+  const facts = readSesEvent(raw);
+  if ('skip' in facts) {
+    log('SES event not applied', { ...facts });
+    return facts.skip;
+  }
+  const now = deps.clock.now().toISOString();
+
+  if (facts.kind === 'sent') {
+    // SES accepted the message. The sender recorded that when SES answered, unless it stopped
+    // in between: then the record is still SENDING and this settles it.
+    const out = await settleSending(deps, facts, now, { waited: options.deferred === true });
+    if (!out) return unknownEmail(facts);
+    if (out.waitMs !== undefined) {
+      // The sender may still be at work: look again once it cannot be (one more delivery, delayed
+      // by the rest of the grace period; SQS delays up to 15 minutes, the period is about 5).
+      await enqueue(
+        deps,
+        sesEventJobMessage,
+        { event: raw, deferred: true },
+        { delaySeconds: Math.ceil(out.waitMs / 1000) },
+      );
+      return 'deferred';
+    }
+    const mine = out.settled || out.record.settledBy === facts.identity;
+    if (!mine) return 'nothing-to-settle';
+    await emit(deps, lifecycleEvent(facts, out.record, { settled: true }), { replay: !out.settled });
+    return out.settled ? 'applied' : 'applied-before';
+  }
+
+  const change = await applyToEmailRecord(deps, facts, now);
+  if (change.applied === 'no-record') return unknownEmail(facts);
+  const { record, first } = change;
+  let unsubscribes = false;
+  if (facts.suppresses) {
+    const contact = await findContact(deps, facts.projectId, record.contactId);
+    unsubscribes = contact?.subscribed === true && change.applied === 'now';
+  }
+  await emit(deps, lifecycleEvent(facts, record, { first, unsubscribes }), {
+    replay: change.applied === 'before',
+  });
+  if (facts.suppresses) {
+    await suppress(deps, facts.projectId, {
+      email: facts.recipient,
+      reason: facts.kind === 'complained' ? 'complaint' : 'bounce',
+      emailId: facts.emailId,
+      at: facts.at,
+    });
+    await unsubscribe(deps, facts, record);
+  }
+  return change.applied === 'now' ? 'applied' : 'applied-before';
+}
+
+function unknownEmail(facts: SesEventFacts): ApplyOutcome {
+  log('SES event for an unknown email dropped', {
+    projectId: facts.projectId,
+    emailId: facts.emailId,
+    eventType: facts.type,
+    messageId: facts.messageId,
+  });
+  return 'unknown-email';
+}
+
+/** The `email.<kind>` event of an SES event, with an id derived from the SES event's identity. */
+function lifecycleEvent(
+  facts: SesEventFacts,
+  record: TrackedEmail,
+  how: { readonly first?: boolean; readonly unsubscribes?: boolean; readonly settled?: boolean },
+): EventRecord {
+  const campaignId = record.campaignId;
+  let counts: Record<string, number> | undefined;
+  if (campaignId && how.settled) counts = { sent: 1, unknown: -1 };
+  const metric = ENGAGEMENT[facts.kind];
+  if (campaignId && how.first && metric) {
+    counts = { [metric]: 1, ...(how.unsubscribes ? { unsubscribed: 1 } : {}) };
+  }
+  return {
+    id: nameUuid(`sesame:ses-event:${facts.identity}`),
+    projectId: facts.projectId,
+    contactId: record.contactId,
+    email: facts.recipient,
+    name: `email.${facts.kind}`,
+    data: {
+      emailId: record.id,
+      messageId: facts.messageId,
+      subject: record.subject,
+      from: record.from,
+      templateId: record.templateId,
+      ...(campaignId ? { campaignId } : {}),
+      ...facts.details,
+      ...(how.first !== undefined && metric ? { first: how.first } : {}),
+    },
+    createdAt: facts.at,
+    ...(campaignId && counts ? { campaignCounts: { campaignId, counts } } : {}),
+  };
+}
+
+/** Unsubscribes the email's contact after a permanent bounce or a complaint, if it still exists. */
+async function unsubscribe(deps: Deps, facts: SesEventFacts, record: TrackedEmail): Promise<void> {
+  try {
+    await patchContact(deps, facts.projectId, record.contactId, {
+      subscribed: false,
+      source: facts.kind === 'complained' ? 'complaint' : 'bounce',
+    });
+  } catch (error) {
+    // The contact was deleted since the send: the suppression alone remains.
+    if (error instanceof AppError && error.statusCode === 404) return;
+    throw error;
+  }
+}

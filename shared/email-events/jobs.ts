@@ -1,0 +1,15 @@
+/** The job that applies SES events, and the normalizer of SES events delivered raw to the queue. */
+import { defineJob, type Normalizer } from '../jobs/registry';
+import { applySesEvent } from './apply';
+import { sesEventJobMessage, sesEventNormalizer } from './messages';
+
+export const sesEventJob = defineJob({
+  ...sesEventJobMessage,
+  run: async (deps, m) => {
+    await applySesEvent(deps, m.event, { deferred: m.deferred === true });
+  },
+});
+
+export const jobs = [sesEventJob];
+
+export const normalizers: readonly Normalizer[] = [sesEventNormalizer];

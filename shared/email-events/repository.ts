@@ -1,0 +1,277 @@
+/**
+ * What an SES event changes in the table: the email record (its status and first-time
+ * timestamps, open and click counts, and the identities of the events applied to it), and the
+ * project's suppression list.
+ *
+ * Applying is one conditional update of the record, and the record is its own deduplication: the
+ * update adds the event's identity to the record's `appliedEvents` set on the condition that it is
+ * not there yet, so an event delivered twice, or by both paths (SQS and HTTPS), changes the record
+ * once, with no item of its own. The first event of a metric leaves its identity beside its time
+ * (`openedBy` beside `openedAt`), so a redelivery can tell whether the event it repeats was the
+ * first, after the record has moved on.
+ */
+import { AppError } from '../errors';
+import type { EmailRecord, EmailStatus } from '../sending/repository';
+import type { StoreDeps } from '../store/store';
+import { keys } from '../table';
+import type { EmailEventKind, SesEventFacts } from './parse';
+
+/** How far along an email is: a status only ever moves to a higher rank. */
+const RANK: Readonly<Record<EmailStatus, number>> = {
+  SKIPPED: 0,
+  SENDING: 0,
+  SENT: 1,
+  DELIVERY_DELAYED: 2,
+  DELIVERED: 3,
+  FAILED: 4,
+  BOUNCED: 4,
+  COMPLAINED: 5,
+};
+
+/** The status an event moves its email to, if any (opens and clicks move none). */
+const STATUS_OF: Readonly<Partial<Record<EmailEventKind, EmailStatus>>> = {
+  sent: 'SENT',
+  delivery_delayed: 'DELIVERY_DELAYED',
+  delivered: 'DELIVERED',
+  bounced: 'BOUNCED',
+  complained: 'COMPLAINED',
+  failed: 'FAILED',
+};
+
+/** The record's first-time field of each metric counted once per email. */
+const FIRST_OF: Readonly<Partial<Record<EmailEventKind, string>>> = {
+  delivered: 'deliveredAt',
+  opened: 'openedAt',
+  clicked: 'clickedAt',
+  bounced: 'bouncedAt',
+  complained: 'complainedAt',
+};
+
+/** The record's counter of events that can happen many times. */
+const COUNT_OF: Readonly<Partial<Record<EmailEventKind, string>>> = { opened: 'opens', clicked: 'clicks' };
+
+/** An email record as the events leave it. */
+export type TrackedEmail = EmailRecord & {
+  readonly appliedEvents?: ReadonlySet<string> | readonly string[];
+  readonly [field: string]: unknown;
+};
+
+export type RecordChange =
+  /** The record changed now. `first`: this event set the metric's first-time field. */
+  | { readonly applied: 'now'; readonly record: TrackedEmail; readonly first: boolean }
+  /** An earlier delivery of this very event changed it already (a redelivery). */
+  | { readonly applied: 'before'; readonly record: TrackedEmail; readonly first: boolean }
+  /** No such email in the project. */
+  | { readonly applied: 'no-record' };
+
+function fromItem(item: Record<string, unknown>): TrackedEmail {
+  const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
+  return record as unknown as TrackedEmail;
+}
+
+const applied = (record: TrackedEmail, identity: string) => {
+  const set = record.appliedEvents;
+  if (!set) return false;
+  return set instanceof Set ? set.has(identity) : (set as readonly string[]).includes(identity);
+};
+
+/** Whether the event with `identity` set the record's first-time field of its metric. */
+const firstBy = (record: TrackedEmail, kind: EmailEventKind, identity: string) => {
+  const field = FIRST_OF[kind];
+  return field !== undefined && record[`${field.slice(0, -2)}By`] === identity;
+};
+
+/**
+ * Applies one event to its email record, once. The status moves only forward (a Delivery that
+ * arrives after the Complaint leaves COMPLAINED); the first event of each metric sets its time; an
+ * open or a click adds to the email's count. One write when events come in order; an event that
+ * would move the status back costs a failed write, a read and a write without the status.
+ */
+export async function applyToEmailRecord(
+  deps: StoreDeps,
+  facts: SesEventFacts,
+  now: string,
+): Promise<RecordChange> {
+  const key = keys.emailMessage(facts.projectId, facts.emailId);
+  const status = STATUS_OF[facts.kind];
+  const first = FIRST_OF[facts.kind];
+  const count = COUNT_OF[facts.kind];
+  const build = (withStatus: boolean) => {
+    const set = ['updatedAt = :now'];
+    const add = ['appliedEvents :ids'];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {
+      ':now': now,
+      ':ids': new Set([facts.identity]),
+      ':id': facts.identity,
+    };
+    if (withStatus && status) {
+      set.push('#status = :status', 'statusRank = :rank');
+      names['#status'] = 'status';
+      values[':status'] = status;
+      values[':rank'] = RANK[status];
+    }
+    if (first) {
+      set.push(`#first = if_not_exists(#first, :at)`, `#firstBy = if_not_exists(#firstBy, :id)`);
+      names['#first'] = first;
+      names['#firstBy'] = `${first.slice(0, -2)}By`;
+      values[':at'] = facts.at;
+    }
+    if (facts.kind === 'sent' || facts.kind === 'delivered') {
+      set.push('messageId = if_not_exists(messageId, :messageId)');
+      values[':messageId'] = facts.messageId;
+    }
+    if (count) {
+      add.push('#count :one');
+      names['#count'] = count;
+      values[':one'] = 1;
+    }
+    const conditions = ['attribute_exists(pk)', 'NOT contains(appliedEvents, :id)'];
+    if (withStatus && status) {
+      // A SENDING record waits for its Send event to settle it (`settleSending`), which then
+      // takes the status these events' times imply.
+      conditions.push('(attribute_not_exists(statusRank) OR statusRank < :rank)', '#status <> :sending');
+      values[':sending'] = 'SENDING';
+    }
+    return {
+      update: key,
+      expression: `SET ${set.join(', ')} ADD ${add.join(', ')}`,
+      names: Object.keys(names).length > 0 ? names : undefined,
+      values,
+      if: conditions.join(' AND '),
+      returnNew: 'all' as const,
+    };
+  };
+
+  const attempt = async (withStatus: boolean): Promise<RecordChange | undefined> => {
+    let item: Record<string, unknown> | undefined;
+    try {
+      item = await deps.store.write(build(withStatus));
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return undefined;
+      throw error;
+    }
+    if (!item) throw new Error('The update answered no item');
+    const record = fromItem(item);
+    return { applied: 'now', record, first: firstBy(record, facts.kind, facts.identity) };
+  };
+
+  const done = await attempt(status !== undefined);
+  if (done) return done;
+  // The condition failed: no record, the event was applied before, or the status would move back.
+  const record = await readRecord(deps, facts.projectId, facts.emailId);
+  if (!record) return { applied: 'no-record' };
+  if (applied(record, facts.identity))
+    return { applied: 'before', record, first: firstBy(record, facts.kind, facts.identity) };
+  const again = await attempt(false);
+  if (again) return again;
+  const last = await readRecord(deps, facts.projectId, facts.emailId);
+  if (!last) return { applied: 'no-record' };
+  if (applied(last, facts.identity))
+    return { applied: 'before', record: last, first: firstBy(last, facts.kind, facts.identity) };
+  throw new AppError(500, 'INTERNAL', `Email ${facts.emailId}: the event could not be applied`);
+}
+
+async function readRecord(deps: StoreDeps, projectId: string, emailId: string) {
+  const item = await deps.store.get(keys.emailMessage(projectId, emailId), { consistent: true });
+  return item ? fromItem(item) : undefined;
+}
+
+/**
+ * How long a sender may hold a record SENDING while it is alive: more than the longest function
+ * timeout (the jobs worker's 300 s). A Send event for a younger SENDING record may have overtaken
+ * the sender's own outcome write; it waits this long before it settles anything.
+ */
+export const SENDING_GRACE_MS = 310_000;
+
+/**
+ * An SES Send event settles an email whose outcome a crash left unknown: SENDING becomes SENT.
+ * Only then: a record already SENT (the usual case, set when SES answered) is not written, so a
+ * Send event costs one read. A record SENDING for less than `SENDING_GRACE_MS` may belong to a
+ * sender still at work: the answer says how long to wait (`waitMs`) and nothing is written.
+ */
+export async function settleSending(
+  deps: StoreDeps,
+  facts: SesEventFacts,
+  now: string,
+  /** This delivery already waited out the grace period (its delay was the period's rest). */
+  options: { readonly waited?: boolean } = {},
+): Promise<
+  { readonly record: TrackedEmail; readonly settled: boolean; readonly waitMs?: number } | undefined
+> {
+  const key = keys.emailMessage(facts.projectId, facts.emailId);
+  const item = await deps.store.get(key, { consistent: true });
+  if (!item) return undefined;
+  const record = fromItem(item);
+  if (record.status !== 'SENDING') return { record, settled: false };
+  const waitMs = Date.parse(record.updatedAt) + SENDING_GRACE_MS - Date.parse(now);
+  if (waitMs > 0 && !options.waited) return { record, settled: false, waitMs };
+  // Events that came while it waited left their times: the status is the furthest they imply.
+  const reached: EmailStatus = record.complainedAt
+    ? 'COMPLAINED'
+    : record.bouncedAt
+      ? 'BOUNCED'
+      : record.deliveredAt
+        ? 'DELIVERED'
+        : 'SENT';
+  const settled = await deps.store.writeIf({
+    update: key,
+    expression:
+      'SET #status = :sent, statusRank = :rank, messageId = :messageId, sentAt = :at, settledBy = :id, updatedAt = :now',
+    names: { '#status': 'status' },
+    values: {
+      ':sent': reached,
+      ':rank': RANK[reached],
+      ':messageId': facts.messageId,
+      ':at': facts.at,
+      ':id': facts.identity,
+      ':now': now,
+      ':sending': 'SENDING',
+    },
+    if: '#status = :sending',
+  });
+  if (!settled)
+    return { record: (await readRecord(deps, facts.projectId, facts.emailId)) ?? record, settled };
+  return {
+    record: {
+      ...record,
+      status: reached,
+      messageId: facts.messageId,
+      sentAt: facts.at,
+      settledBy: facts.identity,
+    },
+    settled,
+  };
+}
+
+/** An address on the project's suppression list. */
+export interface Suppression {
+  readonly email: string;
+  readonly reason: 'bounce' | 'complaint';
+  readonly emailId: string;
+  readonly at: string;
+}
+
+/** Puts an address on the suppression list (again: the latest reason stays). */
+export async function suppress(deps: StoreDeps, projectId: string, s: Suppression): Promise<void> {
+  await deps.store.write({
+    put: {
+      ...keys.suppression(projectId, s.email),
+      entity: 'suppression',
+      ...s,
+      email: s.email.toLowerCase(),
+    },
+  });
+}
+
+/** Which of `emails` the project suppresses (lower case): one batch read. */
+export async function suppressedAmong(
+  deps: StoreDeps,
+  projectId: string,
+  emails: readonly string[],
+): Promise<Set<string>> {
+  const unique = [...new Set(emails.map((e) => e.toLowerCase()))];
+  if (unique.length === 0) return new Set();
+  const items = await deps.store.batchGet(unique.map((e) => keys.suppression(projectId, e)));
+  return new Set(items.map((i) => String(i.sk)));
+}
