@@ -13,7 +13,7 @@ import { statsOf } from '../campaigns/service';
 import { badRequest } from '../errors';
 import { type EventRecord, fromEventItem, listEventNames } from '../events/repository';
 import type { Item, Query, StoreDeps } from '../store/store';
-import { keys } from '../table';
+import { keyAttributes, keys } from '../table';
 import { ACTIVITY_TYPES, activityTypeOf, TRACKED_TYPE } from './metrics';
 
 const DAY_MS = 86_400_000;
@@ -108,22 +108,23 @@ export async function listActivity(
         // includes the cursor's own item, which is dropped.
         { limit: q.limit + (after ? 2 : 1), forward: false, maxRequests: 3 },
       );
-      return page.items.map(fromEventItem).filter((e) => isWanted(e) && position(e) !== after);
+      // An item's place is its sort key in what was read: its own time, or for an event written
+      // late its write time in the indexes (shared/events/repository.ts).
+      const sortKey = keyAttributes(query.index).sortKey;
+      return page.items
+        .map((item) => ({ event: fromEventItem(item), at: String(item[sortKey]).slice(prefix.length) }))
+        .filter(({ event, at }) => isWanted(event) && at !== after);
     }),
   );
-  const merged = pages
-    .flat()
-    .sort((a, b) => (position(a) < position(b) ? 1 : position(a) > position(b) ? -1 : 0));
+  const merged = pages.flat().sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   const items = merged.slice(0, q.limit);
   const hasMore = merged.length > q.limit;
   return {
-    data: items.map(present),
-    cursor: hasMore ? encodeCursor(position(items[items.length - 1]!)) : null,
+    data: items.map(({ event }) => present(event)),
+    cursor: hasMore ? encodeCursor(items[items.length - 1]!.at) : null,
     hasMore,
   };
 }
-
-const position = (e: EventRecord) => `${e.createdAt}#${e.id}`;
 
 /** The time index, without the service's own events: the tracked ones. */
 function trackedOnly(partition: string): Omit<Query, 'sort'> {

@@ -22,7 +22,7 @@ import { nameUuid } from '../campaigns/ids';
 import { findContact, patchContact } from '../contacts/service';
 import { AppError } from '../errors';
 import { emit } from '../events/emit';
-import type { EventRecord } from '../events/repository';
+import { type EventRecord, eventStored } from '../events/repository';
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { sesEventJobMessage } from './messages';
@@ -55,7 +55,11 @@ function log(message: string, fields: Record<string, unknown>) {
 export async function applySesEvent(
   deps: Deps,
   raw: Record<string, unknown>,
-  options: { readonly deferred?: boolean } = {},
+  options: {
+    readonly deferred?: boolean;
+    /** The queue delivered this message before (see `applyToEmailRecord`'s `readFirst`). */
+    readonly redelivered?: boolean;
+  } = {},
 ): Promise<ApplyOutcome> {
   const facts = readSesEvent(raw);
   if ('skip' in facts) {
@@ -82,11 +86,11 @@ export async function applySesEvent(
     }
     const mine = out.settled || out.record.settledBy === facts.identity;
     if (!mine) return 'nothing-to-settle';
-    await emit(deps, lifecycleEvent(facts, out.record, { settled: true }), { replay: !out.settled });
+    await emitOnce(deps, lifecycleEvent(facts, out.record, { settled: true }), !out.settled);
     return out.settled ? 'applied' : 'applied-before';
   }
 
-  const change = await applyToEmailRecord(deps, facts, now);
+  const change = await applyToEmailRecord(deps, facts, now, { readFirst: options.redelivered === true });
   if (change.applied === 'no-record') return unknownEmail(facts);
   const { record, first } = change;
   let unsubscribes = false;
@@ -94,9 +98,7 @@ export async function applySesEvent(
     const contact = await findContact(deps, facts.projectId, record.contactId);
     unsubscribes = contact?.subscribed === true && change.applied === 'now';
   }
-  await emit(deps, lifecycleEvent(facts, record, { first, unsubscribes }), {
-    replay: change.applied === 'before',
-  });
+  await emitOnce(deps, lifecycleEvent(facts, record, { first, unsubscribes }), change.applied === 'before');
   if (facts.suppresses) {
     await suppress(deps, facts.projectId, {
       email: facts.recipient,
@@ -107,6 +109,15 @@ export async function applySesEvent(
     await unsubscribe(deps, facts, record);
   }
   return change.applied === 'now' ? 'applied' : 'applied-before';
+}
+
+/**
+ * Records the lifecycle event. For a redelivery (`again`) a read first: the first delivery has
+ * usually stored it, and a read costs less than the conditional write that would fail.
+ */
+async function emitOnce(deps: Deps, event: EventRecord, again: boolean): Promise<void> {
+  if (again && (await eventStored(deps, event))) return;
+  await emit(deps, event, { replay: again });
 }
 
 function unknownEmail(facts: SesEventFacts): ApplyOutcome {

@@ -5,8 +5,8 @@ import { sesEventJobMessage, sesEventNormalizer } from './messages';
 
 export const sesEventJob = defineJob({
   ...sesEventJobMessage,
-  run: async (deps, m) => {
-    await applySesEvent(deps, m.event, { deferred: m.deferred === true });
+  run: async (deps, m, meta) => {
+    await applySesEvent(deps, m.event, { deferred: m.deferred === true, redelivered: meta.receiveCount > 1 });
   },
 });
 

@@ -91,6 +91,11 @@ export async function applyToEmailRecord(
   deps: StoreDeps,
   facts: SesEventFacts,
   now: string,
+  /**
+   * This message was delivered before (its receive count is above one): it has most likely been
+   * applied, so a read first, which costs less than the conditional write that would fail.
+   */
+  options: { readonly readFirst?: boolean } = {},
 ): Promise<RecordChange> {
   const key = keys.emailMessage(facts.projectId, facts.emailId);
   const status = STATUS_OF[facts.kind];
@@ -156,6 +161,12 @@ export async function applyToEmailRecord(
     return { applied: 'now', record, first: firstBy(record, facts.kind, facts.identity) };
   };
 
+  if (options.readFirst) {
+    const seen = await readRecord(deps, facts.projectId, facts.emailId);
+    if (!seen) return { applied: 'no-record' };
+    if (applied(seen, facts.identity))
+      return { applied: 'before', record: seen, first: firstBy(seen, facts.kind, facts.identity) };
+  }
   const done = await attempt(status !== undefined);
   if (done) return done;
   // The condition failed: no record, the event was applied before, or the status would move back.

@@ -6,14 +6,16 @@
  * item per event name (count, first and last seen) and a count per UTC hour (kept 35 days). A
  * request that records an event does not write them: the tally job (`tally.ts`) counts stored
  * events in batches off the request path, reading the time index from where it last stopped.
- * Only an event written late (its time more than `LATE_MS` ago, so the tally may have read past
- * it: a replayed pending event, a dispatch job that stored it for a stopped emitter) is counted by
- * its writer, once, since the write is conditional, and flagged `counted` so the tally skips it.
+ * An event written late (its time more than `LATE_MS` ago, so the tally may have read past it: a
+ * replayed pending event, a dispatch job that stored it for a stopped emitter, an SES event that
+ * waited in a backlog) goes into the time and name indexes at the time of its write instead of
+ * its own, so the tally still meets it ahead of its position and counts it with the others (in the
+ * buckets of its own time); its writer writes no counter.
  */
 
-import { type BucketCounts, countInto, dayOf, minuteOf } from '../activity/metrics';
+import type { BucketCounts } from '../activity/metrics';
 import type { Item, Key, Page, StoreDeps } from '../store/store';
-import { indexEntry, keys } from '../table';
+import { indexEntry, keyAttributes, keys } from '../table';
 
 export interface EventRecord {
   readonly id: string;
@@ -38,8 +40,8 @@ export interface EventRecord {
 const HOUR_BUCKET_TTL_SECONDS = 35 * 24 * 3600;
 
 /**
- * An event whose time is further than this in the past when it is written is counted by its
- * writer (see the module comment). A write that starts sooner must land within `TALLY_SETTLE_MS`
+ * An event whose time is further than this in the past when it is written is indexed at its write
+ * time (see the module comment). A write that starts sooner must land within `TALLY_SETTLE_MS`
  * minus this of the event's time (the tally never counts newer events): requests end within 29 s,
  * and one write takes far less than the minute left.
  */
@@ -48,15 +50,18 @@ export const LATE_MS = 60_000;
 /** Where an event sorts in both indexes: `<createdAt>#<id>`. */
 export const eventPosition = (e: Pick<EventRecord, 'createdAt' | 'id'>) => `${e.createdAt}#${e.id}`;
 
-export function eventItem(e: EventRecord, options: { counted?: boolean } = {}): Record<string, unknown> {
-  const position = eventPosition(e);
+/**
+ * The event's item. `indexedAt`: a late event's write time, its position in the indexes (see the
+ * module comment); its key keeps its own time, so writing it again still finds it.
+ */
+export function eventItem(e: EventRecord, options: { indexedAt?: string } = {}): Record<string, unknown> {
+  const position = options.indexedAt ? `${options.indexedAt}#${e.id}` : eventPosition(e);
   return {
     ...keys.contactEvent(e.projectId, e.contactId, e.createdAt, e.id),
     ...indexEntry('eventsByTime', keys.eventsIndex(e.projectId), position),
     ...indexEntry('eventsByName', keys.eventNameIndex(e.projectId, e.name), position),
     entity: 'event',
     ...e,
-    ...(options.counted ? { counted: true } : {}),
   };
 }
 
@@ -78,57 +83,16 @@ export const hourOf = (iso: string) => iso.slice(0, 13);
 /**
  * Stores an event once: writing the same event (same id and time) again changes nothing.
  * Returns whether the event was new. An event written late (see `LATE_MS`; `now` is the writer's
- * time) is counted here, after its write: a crash between the two leaves its count one low.
+ * time) is indexed at `now`, where the tally will meet it.
  * Domain code records events with `emit` (`emit.ts`), which calls this and hands the event to
  * its listeners.
  */
 export async function putEvent(deps: StoreDeps, event: EventRecord, now: Date): Promise<boolean> {
   const late = now.getTime() - Date.parse(event.createdAt) > LATE_MS;
-  const isNew = await deps.store.writeIf({
-    put: eventItem(event, { counted: late }),
+  return deps.store.writeIf({
+    put: eventItem(event, late ? { indexedAt: now.toISOString() } : {}),
     if: 'attribute_not_exists(pk)',
   });
-  if (!isNew || !late) return isNew;
-  const activity: Record<string, number> = {};
-  countInto(activity, event.name);
-  await Promise.all([
-    bumpName(deps, event.projectId, event.name, 1, event.createdAt),
-    addToBucket(
-      deps,
-      keys.eventHour(event.projectId, hourOf(event.createdAt)),
-      'eventHour',
-      hourExpiry(hourOf(event.createdAt)),
-      {
-        count: 1,
-        ...activity,
-      },
-    ),
-    addToBucket(
-      deps,
-      keys.eventDay(event.projectId, dayOf(event.createdAt)),
-      'eventDay',
-      dayExpiry(dayOf(event.createdAt)),
-      activity,
-    ),
-    addToBucket(
-      deps,
-      keys.eventMinute(event.projectId, minuteOf(event.createdAt)),
-      'eventMinute',
-      minuteExpiry(minuteOf(event.createdAt)),
-      { activity: activity.activity },
-    ),
-    ...(event.campaignCounts
-      ? [
-          addCampaignCounts(
-            deps,
-            event.projectId,
-            event.campaignCounts.campaignId,
-            event.campaignCounts.counts,
-          ),
-        ]
-      : []),
-  ]);
-  return true;
 }
 
 /**
@@ -162,17 +126,6 @@ async function addCampaignCounts(
 export async function eventStored(deps: StoreDeps, event: EventRecord): Promise<boolean> {
   const key = keys.contactEvent(event.projectId, event.contactId, event.createdAt, event.id);
   return (await deps.store.get(key, { consistent: true })) !== undefined;
-}
-
-/** A late event's count: it may be older than the name's last one, so `lastSeenAt` only starts. */
-async function bumpName(deps: StoreDeps, projectId: string, name: string, by: number, at: string) {
-  await deps.store.write({
-    update: keys.eventName(projectId, name),
-    expression:
-      'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :at), lastSeenAt = if_not_exists(lastSeenAt, :at) ADD #count :by',
-    names: { '#name': 'name', '#count': 'count' },
-    values: { ':name': name, ':entity': 'eventName', ':at': at, ':by': by },
-  });
 }
 
 const hourExpiry = (hour: string) =>
@@ -334,7 +287,7 @@ export interface TalliedEvent {
   readonly position: string;
   readonly name: string;
   readonly createdAt: string;
-  /** Counted by its writer (written late): the tally skips it. */
+  /** Counted by its writer (written late before writers indexed late events at their write time). */
   readonly counted: boolean;
   readonly campaignCounts?: EventRecord['campaignCounts'];
 }
@@ -353,13 +306,21 @@ export async function eventsToTally(
       index: 'eventsByTime',
       partition: keys.eventsIndex(projectId),
       sort: { between: [q.after, q.upTo] },
-      attributes: ['id', 'name', 'createdAt', 'counted', 'campaignCounts'],
+      attributes: [
+        'id',
+        'name',
+        'createdAt',
+        'counted',
+        'campaignCounts',
+        keyAttributes('eventsByTime').sortKey,
+      ],
     },
     { limit: q.limit, cursor: q.cursor },
   );
   const events = out.items
     .map((i) => ({
-      position: eventPosition({ createdAt: String(i.createdAt), id: String(i.id) }),
+      // Its place in the index: its own time, or its write time for a late event.
+      position: String(i[keyAttributes('eventsByTime').sortKey]),
       name: String(i.name),
       createdAt: String(i.createdAt),
       counted: i.counted === true,
@@ -446,7 +407,8 @@ export async function settledTally(deps: StoreDeps, projectId: string): Promise<
 /**
  * Deletes events by key; returns those that existed (a redelivered job deletes nothing twice,
  * so counters are lowered once per event), and lowers the name and hour counters by those the
- * counters include: up to the tally's position, or flagged `counted`. An event the tally has not
+ * counters include: up to the tally's position in the time index (or flagged `counted`, as late
+ * events were before they were indexed at their write time). An event the tally has not
  * reached is simply gone before it is counted. (A tally batch that begins between the position's
  * read and the delete, and reads the event before it goes, counts it once more: a window of one
  * request, documented in the README.)
@@ -468,7 +430,9 @@ export async function deleteEvents(
       if (!old) continue;
       const event = fromEventItem(old);
       deleted.push(event);
-      if (old.counted === true || eventPosition(event) <= through) counted.push(event);
+      // Its place in the time index (its write time when it was written late).
+      const position = String(old[keyAttributes('eventsByTime').sortKey] ?? eventPosition(event));
+      if (old.counted === true || position <= through) counted.push(event);
     }
   }
   const byName = new Map<string, number>();

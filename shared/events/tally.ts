@@ -8,7 +8,9 @@
  * Exact, with crashes and redeliveries:
  * - The tally counts only events older than `TALLY_SETTLE_MS`, so an event whose write is still
  *   on its way (at most `LATE_MS` after its time, plus one write) is never passed over. An event
- *   written later than that is counted by its writer and flagged (`repository.ts`, `putEvent`).
+ *   written later than that is indexed at its write time (`repository.ts`, `putEvent`), so it is
+ *   still ahead of the tally's position; it is counted in the buckets of its own time, and its
+ *   name's `lastSeenAt` is when the service saw it.
  * - A batch is recorded as pending on the tally item before any counter changes, and each counter
  *   update carries the batch id, conditionally: a run that stops midway leaves the batch for the
  *   next run (or a concurrent one) to apply again, adding to each counter once. Ending the batch
@@ -112,11 +114,14 @@ async function nextBatch(
       read++;
       last = e.position;
       if (e.counted) continue;
+      // When the service saw it: its own time, or its write time when it was written late (its
+      // index position), so `lastSeenAt` never moves back.
+      const seenAt = e.position.slice(0, e.position.lastIndexOf('#'));
       const c = names[e.name];
       if (c) {
         c.n++;
-        c.last = e.createdAt;
-      } else names[e.name] = { n: 1, first: e.createdAt, last: e.createdAt };
+        c.last = seenAt;
+      } else names[e.name] = { n: 1, first: seenAt, last: seenAt };
       const hour = hourOf(e.createdAt);
       hours[hour] = (hours[hour] ?? 0) + 1;
       countInto(bucket(hourMetrics, hour), e.name);
@@ -135,7 +140,7 @@ async function nextBatch(
   if (read === 0) return undefined;
   const full = cursor !== undefined;
   // Read to the end: the position moves to the settle time, past any event that may come later
-  // with an older time (it would be written late, so its writer counts it).
+  // with an older time (it would be written late, so indexed at its write time, ahead of here).
   const to = full ? last : upTo;
   if (to <= from) return undefined;
   return {

@@ -71,6 +71,37 @@ describe('the event tally', () => {
     expect(tallies).toEqual([{ type: 'events.tally', projectId: p.id }]);
   });
 
+  it('counts an event written late, in the hour of its own time, though the tally had passed that time', async () => {
+    const p = await freshProject('late');
+    const contact = rt.deps.ids.uuid();
+    await seed(p.id, contact, 'early', 1);
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    await runTally(rt.deps, p.id);
+    expect(await p.names()).toEqual(['early:1']);
+    const through = (await getTallyState(rt.deps, p.id)).through;
+    // An event three hours old, written now (a replay, an SES event out of a backlog).
+    const old = new Date(rt.deps.clock.now().getTime() - 3 * 3_600_000);
+    expect(old.toISOString() < through).toBe(true);
+    const late: EventRecord = {
+      id: rt.deps.ids.uuid(),
+      projectId: p.id,
+      contactId: contact,
+      name: 'late',
+      data: {},
+      createdAt: old.toISOString(),
+    };
+    expect(await putEvent(rt.deps, late, rt.deps.clock.now())).toBe(true);
+    expect(await putEvent(rt.deps, late, rt.deps.clock.now())).toBe(false);
+    // Its writer counted nothing; the next tally does, once.
+    expect((await p.names()).sort()).toEqual(['early:1']);
+    await rt.runtime.clock.advance(TALLY_SETTLE_MS / 1000 + 1);
+    await runTally(rt.deps, p.id);
+    await runTally(rt.deps, p.id);
+    expect((await p.names()).sort()).toEqual(['early:1', 'late:1']);
+    const hour = await rt.deps.store.get(keys.eventHour(p.id, old.toISOString().slice(0, 13)));
+    expect(hour).toMatchObject({ count: 1 });
+  });
+
   it('writes one counter per name and hour for a whole batch', async () => {
     const p = await freshProject('batch');
     // Seeded, not tracked: no tally is armed, so the runs below are the only ones.

@@ -22,7 +22,8 @@ async function seedEvent(projectId: string, contactId: string, name: string, cre
     data: {},
     createdAt: createdAt.toISOString(),
   };
-  await putEvent(rt.deps, event, rt.deps.clock.now());
+  // Recorded at its own time (as if tracked then): not a late write.
+  await putEvent(rt.deps, event, createdAt);
   return event;
 }
 

@@ -22,7 +22,7 @@ import { TALLY_JOB } from '../../../shared/events/tally';
 import { allJobs } from '../../../shared/jobs/catalog';
 import type { JobMeta } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
-import { keys } from '../../../shared/table';
+import { keyAttributes, keys } from '../../../shared/table';
 import { memory } from './memory-store';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -156,14 +156,22 @@ describe('emit', () => {
     expect(m.queue.sent).toEqual([TALLY_ARMED, TALLY_ARMED, { type: TALLY_JOB, projectId: 'p2' }]);
   });
 
-  it('counts an event written late itself, once, and flags it for the tally to skip', async () => {
+  it('indexes an event written late at its write time, where the tally will meet it, and counts nothing', async () => {
     const { m, deps } = depsWith([], 61_000);
     const e = event('late');
     await emit(deps, e);
     await emit(deps, e);
-    expect(m.item(eventKey(e))?.counted).toBe(true);
-    expect(m.item(keys.eventName('p1', 'late'))).toMatchObject({ count: 1 });
-    expect(m.item(keys.eventHour('p1', '2026-11-21T20'))).toMatchObject({ count: 1 });
+    const item = m.item(eventKey(e))!;
+    const written = new Date(Date.parse(e.createdAt) + 61_000).toISOString();
+    const sortOf = (index: 'eventsByTime' | 'eventsByName') => item[keyAttributes(index).sortKey];
+    expect([sortOf('eventsByTime'), sortOf('eventsByName')]).toEqual([
+      `${written}#${e.id}`,
+      `${written}#${e.id}`,
+    ]);
+    expect(item).toMatchObject({ createdAt: e.createdAt });
+    expect(item.counted).toBeUndefined();
+    expect(m.item(keys.eventName('p1', 'late'))).toBeUndefined();
+    expect(m.itemsWhere('EV#')).toHaveLength(1);
   });
 
   it('with the catalog (no listeners registered yet), dispatches nothing either', async () => {
@@ -225,7 +233,7 @@ describe('emit', () => {
 });
 
 describe('the dispatch job', () => {
-  it('stores the event its emitter did not get to, counts it once, and calls each listener', async () => {
+  it('stores the event its emitter did not get to, where the tally will meet it, and calls each listener', async () => {
     const a = recorder('a', ['*']);
     const b = recorder('b', ['email.*']);
     const { m, deps, jobDeps } = depsWith([a.listener, b.listener]);
@@ -234,20 +242,23 @@ describe('the dispatch job', () => {
     await expect(emit(deps, e)).rejects.toThrow('simulated crash');
     expect(m.item(eventKey(e))).toBeUndefined();
 
-    // The job runs two minutes later: the event is late, so the job counts it itself.
+    // The job runs two minutes later: the event is late, so it is indexed at the job's time.
     const late = { ...jobDeps, clock: clockAt(120_000) };
     const [message] = dispatches(m);
     await runDispatch(late, dispatchEventJobMessage.schema.parse(message), meta);
-    expect(m.item(eventKey(e))).toMatchObject({ id: e.id, name: 'email.sent', counted: true });
-    expect(m.item(keys.eventName('p1', 'email.sent'))).toMatchObject({ count: 1 });
+    const at = new Date(Date.parse(e.createdAt) + 120_000).toISOString();
+    expect(m.item(eventKey(e))).toMatchObject({
+      id: e.id,
+      name: 'email.sent',
+      [keyAttributes('eventsByTime').sortKey]: `${at}#${e.id}`,
+    });
     expect(a.calls).toEqual([e]);
     expect(b.calls).toEqual([e]);
 
-    // A redelivery calls the listeners again (at-least-once) but stores and counts nothing new.
+    // A redelivery calls the listeners again (at-least-once) but stores nothing new.
     await runDispatch(late, dispatchEventJobMessage.schema.parse(message), meta);
     expect(a.calls).toHaveLength(2);
     expect(m.itemsWhere('EV#')).toHaveLength(1);
-    expect(m.item(keys.eventName('p1', 'email.sent'))).toMatchObject({ count: 1 });
   });
 
   it('reads, not writes, an event the emitter stored', async () => {
