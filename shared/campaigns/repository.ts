@@ -324,8 +324,9 @@ export interface CampaignRun extends RunCounts {
   /** The audience has been read to its end: what is left is to end the run. */
   readonly listed: boolean;
   /**
-   * Engagement, once per contact and metric, kept by the SES event pipeline (a later issue: until
-   * then zero): `delivered`, `opened`, `clicked`, `bounced`, `complained`, `unsubscribed`.
+   * Engagement, once per contact and metric, added by the event tally from the SES events'
+   * `campaignCounts` (shared/email-events/apply.ts): `delivered`, `opened`, `clicked`, `bounced`,
+   * `complained`, `unsubscribed`.
    */
   readonly engagement: Readonly<Record<EngagementMetric, number>>;
   /** The last error of a fan-out message that the queue gave up on (dead-lettered). */
