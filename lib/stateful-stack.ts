@@ -24,6 +24,8 @@ export interface StatefulResources {
   readonly linkSigning: LinkSigningSecret;
   /** SES configuration set and events topic feeding the `jobs` queue (absent without that queue). */
   readonly emailEvents?: EmailEvents;
+  /** Received mail's receipt rule, bucket and topic (only with `inboundDomain`). */
+  readonly inboundMail?: InboundMail;
 }
 
 /** The manifest queue SES events and inbound-mail notifications go to. */

@@ -286,7 +286,8 @@ export class StatelessStack extends Stack {
   /** Binds each use: the construct owning the resource sets the variable and grants the right. */
   private bindUses(sesameFunction: SesameFunction, uses: readonly PortUse[]): void {
     const fn = sesameFunction.function;
-    const { table, bucket, images, queues, oneOffScheduler, linkSigning, emailEvents } = this.stateful;
+    const { table, bucket, images, queues, oneOffScheduler, linkSigning, emailEvents, inboundMail } =
+      this.stateful;
     const declared = new Set(uses);
     // Every function gets the table's name (the environment schema requires it); rights per use.
     table.bind(fn, { read: declared.has('table:read'), write: declared.has('table:write') });
@@ -321,6 +322,9 @@ export class StatelessStack extends Stack {
       },
       // The topic whose HTTPS deliveries POST /webhooks/sns accepts; no AWS right.
       'receive-sns': () => events().bindTopicArn(fn),
+      // Reading received mail, when the deployment receives any (`inboundDomain`); otherwise the
+      // use has nothing to bind, and the port says so if it is called (shared/composition/aws.ts).
+      'inbound-mail': () => inboundMail?.bindReader(fn),
     };
     for (const use of declared) binders[use]?.();
   }

@@ -55,6 +55,11 @@ export type RouteAuth = 'secret' | 'public' | 'none';
  *   its SubscribeURL, both from SNS's own hosts only, and the topic accepted
  *   (`deps.config.sesEventsTopicArn`; on AWS the variable SES_EVENTS_TOPIC_ARN). No AWS right:
  *   both are plain HTTPS requests to SNS.
+ * - `inbound-mail`: `deps.inboundMail`, reading the raw messages SES received and stored (on AWS
+ *   `s3:GetObject` on the `inbound/` keys of the inbound bucket and `s3:ListBucket` on it, with its
+ *   name as INBOUND_BUCKET; no right to write or delete). The bucket exists only in a deployment
+ *   that receives mail (`-c inboundDomain=...`, lib/constructs/inbound-mail.ts); in one that does
+ *   not, the use grants and sets nothing, and the port fails clearly if called.
  *
  * Every function gets the table's name, which the environment schema requires (it grants nothing).
  */
@@ -71,7 +76,8 @@ export type PortUse =
   | 'check-sender-domains'
   | 'sign-links'
   | 'feature-flags'
-  | 'receive-sns';
+  | 'receive-sns'
+  | 'inbound-mail';
 
 /**
  * What authenticating a request of each route kind uses (shared/http/auth), together with the
@@ -416,8 +422,9 @@ const manifestData = {
       visibilityTimeoutSeconds: 1800,
       // Imports read the uploaded files; large jobs continue in follow-up messages, and deleting
       // contacts (bulk delete, purges met on the way) queues their purges. A campaign's fan-out
-      // mails its audience with signed subscription links.
-      uses: ['table:read', 'table:write', 'queue', 'blobs', 'mailer', 'sign-links'],
+      // mails its audience with signed subscription links. Received mail is read where SES
+      // stored it (shared/inbound).
+      uses: ['table:read', 'table:write', 'queue', 'blobs', 'mailer', 'sign-links', 'inbound-mail'],
     },
   ],
   schedules: [

@@ -1,5 +1,6 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import {
   type IReceiptRuleAction,
@@ -11,6 +12,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { INBOUND_KEY_PREFIX } from '../../shared/inbound/messages';
+import { acknowledgeWildcardResource } from '../nag';
 
 export interface InboundMailProps {
   /** The domain whose mail SES receives (every address at it). */
@@ -40,10 +43,13 @@ export interface InboundMailProps {
  * ses.amazonaws.com require `AWS:SourceAccount` (this account) and `AWS:SourceArn` (this rule),
  * as the SES developer guide gives them. CDK's own S3 receipt action is not used: its bucket
  * statement conditions on the account alone.
+ *
+ * The jobs worker reads the stored messages (the `inbound-mail` use, `bindReader`) and turns each
+ * into an `email.received` event (shared/inbound).
  */
 export class InboundMail extends Construct {
   /** Key prefix of stored messages; a message's key is the prefix and SES's message id. */
-  static readonly KEY_PREFIX = 'inbound/';
+  static readonly KEY_PREFIX = INBOUND_KEY_PREFIX;
 
   readonly bucket: Bucket;
   readonly topic: Topic;
@@ -120,6 +126,35 @@ export class InboundMail extends Construct {
         'SES receipt rule set for inbound mail; make it active once per account and region: ' +
         `aws ses set-active-receipt-rule-set --rule-set-name ${this.ruleSetName}`,
     });
+  }
+
+  /**
+   * Sets INBOUND_BUCKET and grants `s3:GetObject` on the stored messages (the `inbound/` keys)
+   * and `s3:ListBucket` on the bucket, and nothing else: no write, no delete (the `inbound-mail`
+   * use). Without `s3:ListBucket`, S3 answers a read of a missing key (a message expired or
+   * deleted) with AccessDenied instead of NoSuchKey, so a message that is gone could not be told
+   * from a denied read, and would be retried until dead-lettered instead of dropped.
+   */
+  bindReader(fn: LambdaFunction): void {
+    if (!fn.role) throw new Error(`${fn.node.path} has no role to grant bucket access to`);
+    const consumer = Stack.of(fn);
+    const producer = Stack.of(this);
+    // Written as the consumer's template will read it, so the nag acknowledgement below names the
+    // exact finding (as UploadBucket.bindReadWrite does).
+    const bucketArn =
+      consumer === producer ? this.bucket.bucketArn : producer.exportValue(this.bucket.bucketArn);
+    if (consumer !== producer) consumer.addStackDependency(producer, 'imports the inbound mail bucket');
+    const messages = `${bucketArn}/${InboundMail.KEY_PREFIX}*`;
+    fn.addEnvironment('INBOUND_BUCKET', this.bucket.bucketName);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [messages] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn] }));
+    acknowledgeWildcardResource(
+      fn.role,
+      messages,
+      'SES names each stored message after its own message id, known only when mail arrives, so the grant ' +
+        'covers the inbound/ prefix of this one bucket, and only s3:GetObject: the function can neither write ' +
+        'nor delete received mail.',
+    );
   }
 }
 

@@ -9,6 +9,7 @@ import { dynamoStore } from './aws-wiring/dynamo';
 import { route53Zones } from './aws-wiring/route53';
 import { s3Blobs } from './aws-wiring/s3';
 import { s3Images } from './aws-wiring/s3-images';
+import { s3InboundMail } from './aws-wiring/s3-inbound';
 import { eventBridgeScheduler } from './aws-wiring/scheduler';
 import { sesEmailIdentities } from './aws-wiring/ses-identities';
 import { sesMailer } from './aws-wiring/ses-mailer';
@@ -28,6 +29,7 @@ export const everyPort = {
   blobs: s3Blobs,
   images: s3Images,
   snsEndpoints: httpsSnsEndpoints,
+  inboundMail: s3InboundMail,
   linkSigningSecret: ssmLinkSigningSecret,
 } as const;
 

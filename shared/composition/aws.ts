@@ -16,6 +16,7 @@ import {
   type DnsZonePort,
   type EmailIdentityPort,
   type ImagePort,
+  type InboundMailPort,
   type MailerPort,
   type QueuePort,
   randomIds,
@@ -60,6 +61,13 @@ export const awsEnvSchema = z.object({
   SES_CONFIGURATION_SET: z.optional(z.string().check(z.minLength(1))),
   /** The SES event topic whose HTTPS deliveries `POST /webhooks/sns` accepts (`AppConfig.sesEventsTopicArn`). */
   SES_EVENTS_TOPIC_ARN: z.optional(snsTopicArn),
+  /**
+   * The bucket SES stores received mail in (`deps.inboundMail`); set only where the deployment
+   * receives mail (`-c inboundDomain=...`) and the function declares `inbound-mail`.
+   */
+  INBOUND_BUCKET: z.optional(
+    z.string().check(z.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'expected an S3 bucket name')),
+  ),
 });
 
 const queueShape: Record<string, z.ZodMiniType<string | undefined>> = Object.fromEntries(
@@ -77,6 +85,7 @@ export interface AwsSettings {
   readonly schedulerGroupName: string;
   readonly sesConfigurationSet: string | undefined;
   readonly sesEventsTopicArn: string | undefined;
+  readonly inboundBucket: string | undefined;
   readonly queueUrls: Partial<Record<QueueName, string>>;
   readonly queueArns: Partial<Record<QueueName, string>>;
 }
@@ -111,6 +120,7 @@ export function parseAwsSettings(source: EnvSource = process.env): AwsSettings {
     schedulerGroupName: aws.data.SCHEDULER_GROUP_NAME,
     sesConfigurationSet: aws.data.SES_CONFIGURATION_SET,
     sesEventsTopicArn: aws.data.SES_EVENTS_TOPIC_ARN,
+    inboundBucket: aws.data.INBOUND_BUCKET,
     queueUrls,
     queueArns,
   };
@@ -141,6 +151,7 @@ export interface AwsWiring {
   readonly blobs?: PortFactory<BlobPort>;
   readonly images?: PortFactory<ImagePort>;
   readonly snsEndpoints?: PortFactory<SnsEndpointsPort>;
+  readonly inboundMail?: PortFactory<InboundMailPort>;
   /** The loader of the link-signing key from the SSM parameter `name`. */
   readonly linkSigningSecret?: (name: string) => Promise<SecretLoader>;
 }
@@ -162,6 +173,7 @@ export const portsOfUse: Readonly<Record<PortUse, readonly AwsPort[]>> = {
   'sign-links': ['linkSigningSecret'],
   'feature-flags': [],
   'receive-sns': ['snsEndpoints'],
+  'inbound-mail': ['inboundMail'],
 };
 
 /** The ports a function declaring `uses` must be wired with, and may only be wired with. */
@@ -239,6 +251,11 @@ export function awsDeps(source: EnvSource, fn: AwsFunction): Deps {
       ['signingCertificate', 'confirmSubscription'],
       w.snsEndpoints,
     ),
+    // A deployment without inbound mail has no bucket: the jobs worker declares the use anyway.
+    inboundMail:
+      w.inboundMail && !settings.inboundBucket
+        ? unconfiguredInboundMail
+        : port<InboundMailPort>('inboundMail', ['get'], w.inboundMail),
     clock: systemClock,
     ids: randomIds,
     config: { ...awsAppConfig(env, w.linkSigningSecret), sesEventsTopicArn: settings.sesEventsTopicArn },
@@ -345,6 +362,11 @@ const unconfiguredBlobs: BlobPort = {
 
 const unconfiguredImages: ImagePort = {
   put: async () => notConfigured('Image uploads', 'IMAGE_BUCKET and IMAGE_BASE_URL'),
+};
+
+const unconfiguredInboundMail: InboundMailPort = {
+  get: async () =>
+    notConfigured('Inbound mail', 'INBOUND_BUCKET (deploy with -c inboundDomain=<domain> to receive mail)'),
 };
 
 const unconfiguredScheduler: SchedulerPort = {

@@ -5,8 +5,9 @@
  * result to the same handlers that run on AWS.
  *
  * - table: the store over the embedded DynamoDB's client (the same store code as on AWS);
- * - queues, scheduler, mail, blobs, images: the local adapters, persisted under `dataDir` when
- *   given (the runtime's gateway serves the images, at the base URL it completes the config with);
+ * - queues, scheduler, mail, blobs, images, inbound mail: the local adapters, persisted under
+ *   `dataDir` when given (the runtime's gateway serves the images, at the base URL it completes
+ *   the config with, and stores what `POST /_local/inbound` receives where the jobs read it);
  * - DNS: the zone file when one is set, else the system resolver;
  * - SES identities and hosted zones: local stand-ins over that DNS and zone file;
  * - SNS's HTTPS endpoints (`POST /webhooks/sns`): a stand-in serving the certificates tests
@@ -25,6 +26,7 @@ import { ZoneFileDns } from '../adapters/local/dns';
 import { ZoneFileDnsZones } from '../adapters/local/dns-zones';
 import { LocalEmailIdentities } from '../adapters/local/email-identities';
 import { LocalImages } from '../adapters/local/images';
+import { LocalInboundMail } from '../adapters/local/inbound-mail';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import { MailSink } from '../adapters/local/mail-sink';
 import { LocalQueue } from '../adapters/local/queue';
@@ -131,6 +133,8 @@ export interface LocalComposition {
   readonly emailIdentities: LocalEmailIdentities;
   /** `deps.images`, which the gateway serves under `/_local/images/`. */
   readonly images: LocalImages;
+  /** `deps.inboundMail`, where the gateway stores what `POST /_local/inbound` receives. */
+  readonly inboundMail: LocalInboundMail;
   readonly clock: LocalClock;
   /** `deps.config`, completable. */
   readonly config: LocalAppConfig;
@@ -173,6 +177,7 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
   const emailIdentities = new LocalEmailIdentities({ dns, dataDir, clock });
   const { env, config } = settings;
   const images = new LocalImages({ dataDir, baseUrl: () => config.publicBaseUrl });
+  const inboundMail = new LocalInboundMail({ dataDir });
 
   const deps: Deps = {
     store: createStore(db, env.TABLE_NAME),
@@ -185,9 +190,10 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
     blobs: new LocalBlobs({ dataDir }),
     snsEndpoints: new LocalSnsEndpoints(),
     images,
+    inboundMail,
     clock,
     ids: options.ids ?? randomIds,
     config,
   };
-  return { deps, queue, scheduler, mailSink, emailIdentities, images, clock, config };
+  return { deps, queue, scheduler, mailSink, emailIdentities, images, inboundMail, clock, config };
 }

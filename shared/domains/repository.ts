@@ -224,6 +224,32 @@ export async function releaseClaim(deps: StoreDeps, name: string, projectId: str
   });
 }
 
+/**
+ * The project that receives mail addressed to `domain` (shared/inbound): the one holding the
+ * nearest sender domain, `domain` itself or its closest parent (`reply.acme.io`, then `acme.io`),
+ * provided it is verified there. Names are claimed deployment-wide (one project per name), so the
+ * answer is never ambiguous; a claim whose project holds no domain of that name (left by a crashed
+ * add or delete) counts as no claim. Undefined when no project's domain covers it, or when the
+ * nearest one is not verified: mail never reaches a project that has not proved it controls the
+ * domain's DNS. One consistent read per name tried, and one more for the domain found.
+ */
+export async function receivingProject(
+  deps: StoreDeps,
+  domain: string,
+): Promise<{ projectId: string; domain: string } | undefined> {
+  const labels = domain.trim().toLowerCase().replace(/\.$/, '').split('.');
+  // Down to two labels: a top-level domain is never a sender domain.
+  for (let i = 0; i < labels.length - 1; i++) {
+    const name = labels.slice(i).join('.');
+    const claim = await getClaim(deps, name);
+    if (!claim) continue;
+    const held = await getDomainByName(deps, claim.projectId, name);
+    if (!held) continue;
+    return held.verified ? { projectId: claim.projectId, domain: name } : undefined;
+  }
+  return undefined;
+}
+
 /** One request's worth of pending domains across projects, least recently checked first. */
 export async function listPendingDomains(
   deps: StoreDeps,

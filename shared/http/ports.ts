@@ -106,6 +106,7 @@ export function scopeDeps(
     images: guard('images', deps.images, only('images'), ['images']),
     dnsZones: guard('dnsZones', deps.dnsZones, only('manage-sender-domains'), ['manage-sender-domains']),
     snsEndpoints: guard('snsEndpoints', deps.snsEndpoints, only('receive-sns'), ['receive-sns']),
+    inboundMail: guard('inboundMail', deps.inboundMail, only('inbound-mail'), ['inbound-mail']),
     // The background check only reads identities; managing them includes reading.
     emailIdentities: guard(
       'emailIdentities',

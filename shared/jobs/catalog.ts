@@ -12,6 +12,7 @@ import * as contacts from '../contacts/jobs';
 import * as emailEvents from '../email-events/jobs';
 import * as events from '../events/jobs';
 import * as imports from '../imports/jobs';
+import * as inbound from '../inbound/jobs';
 import * as segments from '../segments/jobs';
 import type { JobDef, Normalizer } from './registry';
 
@@ -29,6 +30,7 @@ export const domainJobs = {
   emailEvents,
   events,
   imports,
+  inbound,
   segments,
 } satisfies Readonly<Record<string, DomainJobs>>;
 

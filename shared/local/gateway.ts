@@ -3,19 +3,22 @@
  * 2.0 event, calls the route group's handler in-process, and writes the structured result back,
  * as API Gateway and Lambda would (including their limits: 10 MB request bodies, 6 MB Lambda
  * payloads, the group's timeout). Paths under `/_local/` are the local runtime's own pages
- * (mail sink, queues, schedules, uploaded images); they exist only here.
+ * (mail sink, queues, schedules, uploaded images, received mail); they exist only here.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { advanceProblem, type LocalClock } from '../adapters/local/clock';
 import type { LocalImages } from '../adapters/local/images';
+import type { LocalInboundMail } from '../adapters/local/inbound-mail';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
 import type { MailSink, SinkEvent, SinkMessage } from '../adapters/local/mail-sink';
 import type { LocalQueue } from '../adapters/local/queue';
 import type { LocalScheduler } from '../adapters/local/scheduler';
 import { engagementEvent, publishSesEvents } from '../adapters/local/ses-events';
 import { isPreflight, preflightHeaders, responseCorsHeaders } from '../http/cors';
+import { INBOUND_KEY_PREFIX, type InboundVerdicts, inboundReceivedJobMessage } from '../inbound/messages';
+import { enqueue } from '../jobs/registry';
 import { type CorsDef, defaults, type Manifest } from '../manifest';
 import { escapeHtml } from '../subscriptions/pages';
 import { IMAGE_CACHE_CONTROL, isImageKey } from '../uploads/images';
@@ -54,6 +57,8 @@ export interface GatewayOptions {
   readonly clock?: LocalClock;
   /** Uploaded images, served at `/_local/<key>` (`/_local/images/...`) as CloudFront serves them on AWS. */
   readonly images?: Pick<LocalImages, 'get'>;
+  /** Where `POST /_local/inbound` stores received mail, as SES's receipt rule stores it on AWS. */
+  readonly inboundMail?: Pick<LocalInboundMail, 'put'>;
   /** @default MAX_REQUEST_BODY_BYTES */
   readonly maxBodyBytes?: number;
   /** Routes whose body goes to the upload bucket, not to a route handler (see direct-upload.ts). */
@@ -232,8 +237,11 @@ function tooLarge(res: ServerResponse, why: string): void {
 async function localPages(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
   const method = req.method ?? 'GET';
-  const { mailSink, queue, scheduler, clock, images } = options;
+  const { mailSink, queue, scheduler, clock, images, inboundMail } = options;
   if (clock && method === 'POST' && path === '/_local/clock') return advanceClock(clock, req, res);
+  if (inboundMail && queue && clock && method === 'POST' && path === '/_local/inbound') {
+    return receiveMail({ inboundMail, queue, clock }, req, res);
+  }
   const engaged = /^\/_local\/emails\/([^/]+)\/(open|click)$/.exec(path);
   if (mailSink && queue && clock && method === 'POST' && engaged) {
     return engage({ mailSink, queue, clock }, decode(engaged[1]!), engaged[2] as 'open' | 'click', req, res);
@@ -374,6 +382,84 @@ async function engage(
   const event = engagementEvent(message, link === undefined ? { open: true } : { link }, o.clock.now());
   await publishSesEvents(o.mailSink, o.queue, id, [event]);
   return json(res, 202, { event });
+}
+
+/** The types `POST /_local/inbound` takes a raw message as. */
+const RAW_MESSAGE_TYPES = new Set(['message/rfc822', 'text/plain']);
+/** SES's verdict statuses, which `POST /_local/inbound` lets a caller pick. */
+const VERDICT_STATUSES = new Set(['PASS', 'FAIL', 'GRAY', 'PROCESSING_FAILED']);
+const VERDICTS = ['spam', 'virus', 'spf', 'dkim', 'dmarc'] as const;
+/** What passes for an envelope recipient: a local part and a domain, at most 320 characters. */
+const ADDRESS = /^(?=.{3,320}$)[^@\s]+@[^@\s]+$/;
+
+/**
+ * `POST /_local/inbound`: mail arriving, as SES's receipt rule takes it on AWS. The body is the
+ * raw message (`Content-Type: message/rfc822` or `text/plain`, up to 10 MB, as API Gateway would
+ * take it); it is stored under `inbound/<id>` where the jobs worker's inbound-mail port reads, and
+ * the `inbound.received` job SES's notification becomes on AWS is enqueued. The recipients are
+ * `?to=` (repeated or comma-separated), else the message's To and Cc addresses; each verdict is
+ * PASS unless `?spam=`, `?virus=`, `?spf=`, `?dkim=` or `?dmarc=` names another of SES's
+ * statuses. 202 with the stored key and the job's fields; 415 for another type, 422 for an empty
+ * body, no recipient or an unknown verdict.
+ */
+async function receiveMail(
+  o: { inboundMail: Pick<LocalInboundMail, 'put'>; queue: LocalQueue; clock: LocalClock },
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!RAW_MESSAGE_TYPES.has(type)) {
+    req.resume();
+    return json(res, 415, {
+      message: 'Send the raw message with Content-Type: message/rfc822 (or text/plain)',
+    });
+  }
+  const body = await readBody(req, MAX_REQUEST_BODY_BYTES);
+  if (body === 'too-large') return tooLarge(res, 'API Gateway accepts request bodies up to 10 MB');
+  if (body.length === 0) return json(res, 422, { message: 'The body is empty: send the raw message' });
+  const query = new URL(req.url ?? '/', 'http://local').searchParams;
+  const verdicts: Record<string, string> = {};
+  for (const name of VERDICTS) {
+    const status = (query.get(name) ?? 'PASS').toUpperCase();
+    if (!VERDICT_STATUSES.has(status))
+      return json(res, 422, { message: `${name} must be one of ${[...VERDICT_STATUSES].join(', ')}` });
+    verdicts[name] = status;
+  }
+  const recipients = query.getAll('to').flatMap((to) => to.split(','));
+  if (recipients.length === 0) recipients.push(...(await headerRecipients(body)));
+  const to = [...new Set(recipients.map((r) => r.trim()).filter((r) => ADDRESS.test(r)))];
+  if (to.length === 0) {
+    return json(res, 422, { message: 'No recipient: pass ?to=<address> or send a message with a To header' });
+  }
+  // Shaped like SES's inbound message ids (lower-case letters and digits).
+  const messageId = randomBytes(20).toString('hex');
+  const key = `${INBOUND_KEY_PREFIX}${messageId}`;
+  await o.inboundMail.put(key, body);
+  const job = {
+    key,
+    messageId,
+    receivedAt: o.clock.now().toISOString(),
+    recipients: to,
+    verdicts: verdicts as InboundVerdicts,
+  };
+  const deps = { queue: o.queue };
+  await enqueue(deps, inboundReceivedJobMessage, job);
+  return json(res, 202, job);
+}
+
+/** The To and Cc addresses of a raw message (groups' members included); none when it has none. */
+async function headerRecipients(raw: Uint8Array): Promise<string[]> {
+  const { default: PostalMime } = await import('postal-mime');
+  let email: Awaited<ReturnType<typeof PostalMime.parse>>;
+  try {
+    email = await PostalMime.parse(raw);
+  } catch {
+    // Unreadable: no recipient from it, which the caller answers.
+    return [];
+  }
+  return [...(email.to ?? []), ...(email.cc ?? [])].flatMap((a) =>
+    a.group ? a.group.map((m) => m.address) : [a.address],
+  );
 }
 
 function emailJson(m: SinkMessage) {

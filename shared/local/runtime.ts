@@ -145,17 +145,18 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     const dynamo = await startDynamo({ tableName: env.TABLE_NAME, dataDir, rebuild: lock?.unclean });
     stops.push(() => dynamo.close());
 
-    const { deps, queue, scheduler, mailSink, emailIdentities, images, clock, config } = localDeps({
-      db: dynamo.db,
-      settings,
-      dataDir,
-      queues: manifest.queues,
-      clock: options.clock,
-      ids: options.ids,
-      timings,
-      logger,
-      onStop: (stop) => stops.push(stop),
-    });
+    const { deps, queue, scheduler, mailSink, emailIdentities, images, inboundMail, clock, config } =
+      localDeps({
+        db: dynamo.db,
+        settings,
+        dataDir,
+        queues: manifest.queues,
+        clock: options.clock,
+        ids: options.ids,
+        timings,
+        logger,
+        onStop: (stop) => stops.push(stop),
+      });
 
     const load = () =>
       loadHandlers(manifest, deps, {
@@ -212,6 +213,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
         scheduler,
         clock,
         images,
+        inboundMail,
         logger,
         directUploads: localDirectUploads(
           manifest,

@@ -159,6 +159,17 @@ export interface SnsEndpointsPort {
   confirmSubscription(subscribeUrl: string): Promise<void>;
 }
 
+/**
+ * Mail the deployment received, as the email provider stored it: on AWS the raw MIME that SES's
+ * receipt rule put in the inbound bucket under `inbound/<SES message id>`
+ * (lib/constructs/inbound-mail.ts), locally what `POST /_local/inbound` stored. Read-only: the
+ * provider writes, and the bucket's lifecycle expires (shared/inbound).
+ */
+export interface InboundMailPort {
+  /** The raw message stored under `key`, or undefined when there is none (expired, never stored). */
+  get(key: string): Promise<Uint8Array | undefined>;
+}
+
 export interface Clock {
   now(): Date;
 }
@@ -181,6 +192,7 @@ export interface Deps {
   readonly blobs: BlobPort;
   readonly images: ImagePort;
   readonly snsEndpoints: SnsEndpointsPort;
+  readonly inboundMail: InboundMailPort;
   readonly clock: Clock;
   readonly ids: Ids;
   readonly config: AppConfig;

@@ -58,6 +58,10 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
   'feature-flags': [],
   // HTTPS requests to SNS's own hosts; no AWS right.
   'receive-sns': [],
+  // Reading the inbound bucket exists only in a deployment that receives mail (`inboundDomain`);
+  // this file synthesizes one that does not. test/infra/email-events.test.ts synthesizes both:
+  // with it, s3:GetObject on the stored messages and s3:ListBucket on the bucket.
+  'inbound-mail': [],
 };
 
 /** The variables each manifest use stands for. */
@@ -82,6 +86,8 @@ const environmentOfUse: Record<PortUse, readonly string[]> = {
   // `storage.enabled` of GET /config: image uploads are configured.
   'feature-flags': ['IMAGE_BUCKET', 'IMAGE_BASE_URL'],
   'receive-sns': ['SES_EVENTS_TOPIC_ARN'],
+  // INBOUND_BUCKET, only with `inboundDomain` (see actionsOfUse).
+  'inbound-mail': [],
 };
 
 /** Every function has NODE_OPTIONS and TABLE_NAME (the environment schema requires it). */

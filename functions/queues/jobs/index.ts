@@ -5,6 +5,7 @@
  */
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { s3Blobs } from '../../../shared/composition/aws-wiring/s3';
+import { s3InboundMail } from '../../../shared/composition/aws-wiring/s3-inbound';
 import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
@@ -16,7 +17,8 @@ import type { Deps } from '../../../shared/ports';
 
 export const jobs: readonly JobDef[] = allJobs;
 
-// For example the upload bucket's "object created" notifications, which start imports.
+// For example the upload bucket's "object created" notifications, which start imports, and SES's
+// notifications of received mail.
 export const normalizers: readonly Normalizer[] = allNormalizers;
 
 export const createHandler = (deps: Deps) =>
@@ -32,5 +34,6 @@ export const handler = lambdaEntry(createHandler, {
     blobs: s3Blobs,
     mailer: sesMailer,
     linkSigningSecret: ssmLinkSigningSecret,
+    inboundMail: s3InboundMail,
   },
 });

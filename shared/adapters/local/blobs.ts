@@ -1,6 +1,7 @@
 /**
  * BlobPort for the local runtime: files under `<dataDir>/blobs` (key `a/b` is `a/b.blob`, each
  * segment percent-encoded so that a key can never step outside the folder), or a map in memory.
+ * Another bucket's stand-in keeps its objects in another folder (`folder`).
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -10,8 +11,8 @@ export class LocalBlobs implements BlobPort {
   private readonly memory = new Map<string, Uint8Array>();
   private readonly folder: string | undefined;
 
-  constructor(options: { dataDir?: string } = {}) {
-    this.folder = options.dataDir ? join(options.dataDir, 'blobs') : undefined;
+  constructor(options: { dataDir?: string; folder?: string } = {}) {
+    this.folder = options.dataDir ? join(options.dataDir, options.folder ?? 'blobs') : undefined;
   }
 
   async put(key: string, body: Uint8Array, _contentType: string): Promise<void> {

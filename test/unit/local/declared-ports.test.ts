@@ -2,8 +2,8 @@
  * The manifest's `uses` against what the code does: every function of the manifest runs in the
  * local runtime with deps scoped to its declaration (`scopeDeps`, recording each use), and a
  * scenario makes one request per route plus the background work they start (imports, bulk jobs,
- * purges, event deletion, field deletion, the upload deadline's schedule) and the recurring domain
- * check. A function that touches a port it does not declare fails its request or job (and is
+ * purges, event deletion, field deletion, the upload deadline's schedule), received mail and the
+ * recurring domain check. A function that touches a port it does not declare fails its request or job (and is
  * listed); a declared use no step needs is listed too, so the declarations, and the IAM grants
  * CDK derives from them (test/infra/stateless.test.ts), are exactly what the code uses.
  *
@@ -20,6 +20,7 @@ import { type FunctionKind, functionUses, manifest, type PortUse, routeKey } fro
 import type { Deps } from '../../../shared/ports';
 import { useZoneFile } from '../../integration/helpers/dns';
 import { upload } from '../../integration/helpers/imports';
+import { postInbound, rawMessage } from '../../integration/helpers/inbound';
 import { type ApiOptions, type ApiResponse, useLocalRuntime } from '../../integration/helpers/local';
 import {
   sesDeliveryEvent,
@@ -128,6 +129,11 @@ describe('declared ports', () => {
     await call('GET', '/contacts/fields/data.plan/usage', 'GET /contacts/fields/{field}/usage');
     await call('GET', `/contacts/${id}`, 'GET /contacts/{id}');
     await call('PATCH', `/contacts/${id}`, 'PATCH /contacts/{id}', { body: { data: { seat: 1 } } });
+    // Mail from the contact arrives: stored as SES's receipt rule stores it, read by the jobs
+    // worker through inbound-mail and recorded on the contact.
+    const reply = rawMessage({ from: email, to: `reply@${rt.senderDomain}`, subject: 'Re: Hi', text: 'Hi' });
+    expect((await postInbound(rt, reply)).status).toBe(202);
+    await rt.drain();
     for (const type of ['subscribe', 'unsubscribe'] as const) {
       const bulk = await call('POST', `/contacts/bulk-${type}`, `POST /contacts/bulk-${type}`, {
         body: { contactIds: [id] },

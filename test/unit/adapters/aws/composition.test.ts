@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ListHostedZonesByNameCommand, Route53Client } from '@aws-sdk/client-route-53';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -29,6 +29,7 @@ const env = {
   UPLOAD_BUCKET: 'sesame-uploads',
   IMAGE_BUCKET: 'sesame-images',
   IMAGE_BASE_URL: 'https://d111111abcdef8.cloudfront.net',
+  INBOUND_BUCKET: 'sesame-inbound',
 };
 
 beforeEach(() => {
@@ -100,6 +101,13 @@ describe('awsDeps', () => {
     });
     expect(image.url).toBe('https://d111111abcdef8.cloudfront.net/images/p/i.png');
 
+    s3.on(GetObjectCommand).resolves({});
+    await expect(deps.inboundMail.get('inbound/m')).rejects.toThrow('S3 returned no body');
+    expect(s3.commandCalls(GetObjectCommand)[0]!.args[0].input).toEqual({
+      Bucket: 'sesame-inbound',
+      Key: 'inbound/m',
+    });
+
     // Lambda sets AWS_REGION; SES's MAIL FROM MX host is named after it.
     vi.stubEnv('AWS_REGION', 'eu-west-1');
     ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true });
@@ -135,6 +143,9 @@ describe('awsDeps', () => {
       'Blob storage is not configured for this function: set UPLOAD_BUCKET',
     );
     await expect(deps.scheduler.cancel('n')).rejects.toThrow('set SCHEDULER_ROLE_ARN');
+    await expect(deps.inboundMail.get('inbound/m')).rejects.toThrow(
+      'Inbound mail is not configured for this function: set INBOUND_BUCKET',
+    );
     await expect(deps.queue.send('jobs', { type: 'x' })).rejects.toThrow('no URL configured');
     expect(s3.calls()).toHaveLength(0);
   });
