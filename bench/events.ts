@@ -1,0 +1,230 @@
+/**
+ * `npm run bench:events`: SES events applied through the jobs path of an in-process local runtime.
+ *
+ * EMAILS (10,000) email records (and their contacts) are written fast and unmetered, as the
+ * sending code writes them; then five SES-shaped events per email (a delivery, or a permanent
+ * bounce for one email in twenty; two opens; a click; a third open) go on the jobs queue as
+ * `ses.event` jobs, with the queue delivering every message twice (the runtime's
+ * `redeliverEachMessage`). The clock then moves past the event tally's settle time so the
+ * counters take every event, and the queue is drained again.
+ *
+ * Printed: events a second (first enqueue to drained, tally included); DynamoDB write units per
+ * distinct event, everything the jobs wrote (the email records, the `email.*` events and their
+ * index entries, suppressions and unsubscribes, the tally's counters) and the duplicates' failed
+ * conditional writes, over the number of distinct events (goal: at most 5); and the read units of
+ * `GET /activity` (50 items) and `GET /analytics/timeseries` (30 days by day) after the first
+ * EARLY (1,000) events and after all of them (goal: the same).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { type ContactRecord, toItem } from '../shared/contacts/repository';
+import { SES_EVENT_JOB } from '../shared/email-events/messages';
+import { runTally, TALLY_SETTLE_MS } from '../shared/events/tally';
+import { fastTimings, startLocal } from '../shared/local/runtime';
+import { createProject } from '../shared/projects/repository';
+import type { EmailRecord } from '../shared/sending/repository';
+import { keys } from '../shared/table';
+import { meterCapacity, type WriteRecord } from './capacity';
+
+const EMAILS = Number(process.env.EVENT_EMAILS ?? 10_000);
+const EARLY = Number(process.env.EARLY_EVENTS ?? 1_000);
+const quiet = { info: () => {}, warn: () => {}, error: console.error };
+
+const rt = await startLocal({
+  port: 0,
+  timings: { ...fastTimings, redeliverEachMessage: true },
+  recurringSchedules: false,
+  logger: quiet,
+});
+const phase = new AsyncLocalStorage<string>();
+type Worker = (event: SQSEvent) => Promise<unknown>;
+const queues = (rt.queue as unknown as { queues: Map<string, { worker?: Worker }> }).queues;
+for (const q of queues.values()) {
+  const worker = q.worker;
+  if (worker) q.worker = (event) => phase.run('jobs', () => worker(event));
+}
+const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
+// The SES event job logs a warning per event it cannot apply; there are none here.
+const warn = console.warn;
+
+const { project, secretKey } = await meter.unmetered(() => createProject(rt.deps, { name: 'events-bench' }));
+const call = async (path: string): Promise<{ data: unknown[]; series: unknown[] }> => {
+  const res = await fetch(`${rt.url}${path}`, { headers: { authorization: `Bearer ${secretKey}` } });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { data: unknown[]; series: unknown[] };
+};
+
+/** EMAILS contacts and their SENT email records, written unmetered 25 items a request. */
+async function seed(): Promise<EmailRecord[]> {
+  const { db, tableName } = rt.dynamo;
+  const now = rt.deps.clock.now().toISOString();
+  const records: EmailRecord[] = [];
+  let batch: Record<string, unknown>[] = [];
+  const flush = async () => {
+    let pending = batch.map((Item) => ({ PutRequest: { Item } }));
+    batch = [];
+    while (pending.length > 0) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    }
+  };
+  for (let i = 0; i < EMAILS; i++) {
+    const email = `reader${i}@events.bench.example.org`;
+    const contact: ContactRecord = {
+      id: randomUUID(),
+      email,
+      emailLower: email,
+      subscribed: true,
+      snoozedUntil: null,
+      data: {},
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+    };
+    const record: EmailRecord = {
+      id: randomUUID(),
+      projectId: project.id,
+      contactId: contact.id,
+      to: email,
+      from: 'news@events.bench.example.org',
+      fromName: null,
+      replyTo: null,
+      subject: 'Spring is here',
+      templateId: null,
+      type: 'MARKETING',
+      status: 'SENT',
+      messageId: `0100-bench-${i}`,
+      reason: null,
+      error: null,
+      createdAt: now,
+      sentAt: now,
+      updatedAt: now,
+    };
+    records.push(record);
+    batch.push(
+      { ...keys.emailClaim(project.id, email), entity: 'emailClaim', contactId: contact.id, email },
+      toItem(project.id, contact),
+      { ...keys.emailMessage(project.id, record.id), entity: 'email', ...record },
+    );
+    if (batch.length >= 24) await flush();
+  }
+  await flush();
+  return records;
+}
+
+/** The five SES events of one email, a second apart from `at`. */
+function eventsOf(record: EmailRecord, i: number, at: number): Record<string, unknown>[] {
+  const mail = {
+    timestamp: new Date(at).toISOString(),
+    messageId: record.messageId,
+    source: record.from,
+    destination: [record.to],
+    tags: { projectId: [record.projectId], emailId: [record.id] },
+  };
+  const t = (s: number) => new Date(at + s * 1000).toISOString();
+  const first =
+    i % 20 === 0
+      ? {
+          eventType: 'Bounce',
+          mail,
+          bounce: {
+            timestamp: t(1),
+            bounceType: 'Permanent',
+            bounceSubType: 'General',
+            bouncedRecipients: [{ emailAddress: record.to }],
+          },
+        }
+      : { eventType: 'Delivery', mail, delivery: { timestamp: t(1), recipients: [record.to] } };
+  return [
+    first,
+    { eventType: 'Open', mail, open: { timestamp: t(2) } },
+    { eventType: 'Open', mail, open: { timestamp: t(3) } },
+    { eventType: 'Click', mail, click: { timestamp: t(4), link: 'https://shop.example.com/r' } },
+    { eventType: 'Open', mail, open: { timestamp: t(5) } },
+  ];
+}
+
+/** Puts the events on the jobs queue, runs them (each twice), then the project's tally. */
+async function apply(events: Record<string, unknown>[]): Promise<number> {
+  const start = performance.now();
+  for (const event of events) await rt.queue.send('jobs', { type: SES_EVENT_JOB, event });
+  await rt.queue.drain({ timeoutMs: 3_600_000 });
+  await rt.clock.advance(TALLY_SETTLE_MS / 1000 + 1);
+  await phase.run('jobs', () => runTally(rt.deps, project.id));
+  await rt.queue.drain({ timeoutMs: 600_000 });
+  return performance.now() - start;
+}
+
+/** Read units of the two measured requests. */
+async function readsOfQueries() {
+  meter.reset();
+  const feed = await call('/activity?limit=50');
+  const feedReads = meter.reset().read;
+  const end = rt.deps.clock.now();
+  const start = new Date(end.getTime() - 29 * 86_400_000).toISOString();
+  const series = await call(
+    `/analytics/timeseries?granularity=day&startDate=${start}&endDate=${end.toISOString()}`,
+  );
+  const seriesReads = meter.reset().read;
+  return { feedReads, seriesReads, items: feed.data.length, buckets: series.series.length };
+}
+
+console.log(`seeding ${EMAILS} emails and their contacts...`);
+const records = await meter.unmetered(seed);
+const base = rt.deps.clock.now().getTime() - 10_000;
+const all = records.flatMap((r, i) => eventsOf(r, i, base + i));
+const early = all.slice(0, EARLY);
+const rest = all.slice(EARLY);
+
+console.warn = () => {};
+meter.reset();
+let ms = await apply(early);
+const atEarly = await readsOfQueries();
+meter.reset();
+ms += await apply(rest);
+const bill = meter.reset();
+const writes = bill.byPhase.jobs?.write ?? 0;
+const atAll = await readsOfQueries();
+console.warn = warn;
+
+// The early batch's writes were reset above: the rest's units stand for the whole run.
+const perEvent = writes / rest.length;
+const line = (pass: boolean | undefined, goal: string, value: string) =>
+  console.log(`${pass === undefined ? '    ' : pass ? 'PASS' : 'MISS'}  ${goal}: ${value}`);
+line(
+  undefined,
+  `${all.length} SES events for ${EMAILS} emails, every message delivered twice`,
+  `${(all.length / (ms / 1000)).toFixed(0)} events/s (${(ms / 1000).toFixed(1)} s, tally included)`,
+);
+line(
+  perEvent <= 5,
+  'DynamoDB write units per distinct event, duplicates and counters included (goal at most 5)',
+  `${perEvent.toFixed(3)} WCU`,
+);
+line(
+  atEarly.feedReads === atAll.feedReads,
+  `GET /activity (${atAll.items} items) read units at ${EARLY} and at ${all.length} events (goal: the same)`,
+  `${atEarly.feedReads} and ${atAll.feedReads} RCU`,
+);
+line(
+  atEarly.seriesReads === atAll.seriesReads,
+  `GET /analytics/timeseries (${atAll.buckets} days by day) read units at ${EARLY} and at ${all.length} events (goal: the same)`,
+  `${atEarly.seriesReads} and ${atAll.seriesReads} RCU`,
+);
+const byEntity = new Map<string, { n: number; units: number; failed: number }>();
+for (const w of (bill.writes as WriteRecord[]).filter((x) => x.phase === 'jobs')) {
+  const key = `${w.entity} ${w.command}${w.indexes.length ? ` (+${w.indexes.length} index)` : ''}`;
+  const e = byEntity.get(key) ?? { n: 0, units: 0, failed: 0 };
+  e.n++;
+  e.units += w.units;
+  if (w.failed) e.failed++;
+  byEntity.set(key, e);
+}
+console.log(`      writes of the last ${rest.length} events, by item:`);
+for (const [key, e] of [...byEntity].sort((a, b) => b[1].units - a[1].units))
+  console.log(
+    `        ${key.padEnd(40)} ${String(e.n).padStart(7)} writes ${String(e.units).padStart(7)} WCU  ${(e.units / rest.length).toFixed(3)}/event${e.failed ? `  (${e.failed} failed conditions)` : ''}`,
+  );
+await rt.stop();
