@@ -5,7 +5,13 @@
  * (the local sink's own answer).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { campaignBody, campaignProject, createCampaign, seedProjectContacts } from './helpers/campaigns';
+import {
+  campaignBody,
+  campaignProject,
+  createCampaign,
+  maxInAnySecond,
+  seedProjectContacts,
+} from './helpers/campaigns';
 import { useLocalRuntime } from './helpers/local';
 
 const rt = useLocalRuntime();
@@ -14,17 +20,6 @@ afterEach(() => {
   // The tests shadow the sink's method with one of their own; this puts the sink's back.
   Reflect.deleteProperty(rt.mailSink, 'maxSendRate');
 });
-
-function maxInAnySecond(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= 1000) start++;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
-}
 
 /** Sends one campaign to `count` new contacts and answers when each message reached the sink. */
 async function sendTimes(tag: string, count: number): Promise<number[]> {

@@ -6,22 +6,17 @@
  * guarantee is exact (test/unit/campaigns/send-rate.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { campaignBody, campaignProject, createCampaign, seedProjectContacts } from './helpers/campaigns';
+import {
+  campaignBody,
+  campaignProject,
+  createCampaign,
+  maxInAnySecond,
+  seedProjectContacts,
+} from './helpers/campaigns';
 import { useLocalRuntime } from './helpers/local';
 
 const RATE = 20;
 const rt = useLocalRuntime({ env: { SES_MAX_SEND_RATE: String(RATE) } });
-
-function maxInAnySecond(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= 1000) start++;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
-}
 
 describe('SES_MAX_SEND_RATE', () => {
   it('paces two campaigns sent at once to the rate between them', async () => {

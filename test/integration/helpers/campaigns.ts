@@ -131,3 +131,15 @@ export async function mailCounts(rt: LocalTestRuntime): Promise<Map<string, numb
 /** The campaign's run as stored. */
 export const campaignRun = (rt: LocalTestRuntime, projectId: string, campaignId: string) =>
   getCampaignRun(rt.deps, projectId, campaignId);
+
+/** The most timestamps (ms) that fall in any one second (a sliding window). */
+export function maxInAnySecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while (sorted[end]! - sorted[start]! >= 1000) start++;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
