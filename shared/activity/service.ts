@@ -12,7 +12,7 @@ import { batchGetCampaigns, listCampaignSummaries } from '../campaigns/repositor
 import { statsOf } from '../campaigns/service';
 import { badRequest } from '../errors';
 import { type EventRecord, fromEventItem, listEventNames } from '../events/repository';
-import type { Item, Query, StoreDeps } from '../store/store';
+import { cursorKey, type Item, type Query, type StoreDeps } from '../store/store';
 import { keyAttributes, keys } from '../table';
 import { ACTIVITY_TYPES, activityTypeOf, TRACKED_TYPE } from './metrics';
 
@@ -111,19 +111,40 @@ export async function listActivity(
       // An item's place is its sort key in what was read: its own time, or for an event written
       // late its write time in the indexes (shared/events/repository.ts).
       const sortKey = keyAttributes(query.index).sortKey;
-      return page.items
+      const items = page.items
         .map((item) => ({ event: fromEventItem(item), at: String(item[sortKey]).slice(prefix.length) }))
         .filter(({ event, at }) => isWanted(event) && at !== after);
+      // A source with more to read stopped at its cursor's key: below that, it has not looked
+      // (a filtered source may stop after its requests with fewer items than the page).
+      const frontier = page.hasMore ? stoppedAt(page.cursor, sortKey, prefix) : undefined;
+      return { items, frontier };
     }),
   );
-  const merged = pages.flat().sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+  // Only what every source has read down to can be answered in order.
+  const floor = pages.reduce<string | undefined>(
+    (max, p) => (p.frontier !== undefined && (max === undefined || p.frontier > max) ? p.frontier : max),
+    undefined,
+  );
+  const merged = pages
+    .flatMap((p) => p.items)
+    .filter(({ at }) => floor === undefined || at >= floor)
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   const items = merged.slice(0, q.limit);
-  const hasMore = merged.length > q.limit;
+  const full = merged.length > q.limit;
+  const hasMore = full || floor !== undefined;
+  // Next: below the page's last item, or below the floor when the page ends there.
+  const next = full || items.length === q.limit ? items[items.length - 1]?.at : floor;
   return {
     data: items.map(({ event }) => present(event)),
-    cursor: hasMore ? encodeCursor(items[items.length - 1]!.at) : null,
-    hasMore,
+    cursor: hasMore && next !== undefined ? encodeCursor(next) : null,
+    hasMore: hasMore && next !== undefined,
   };
+}
+
+/** The sort key a page's cursor resumes below (the store's cursor is the key it stopped at). */
+function stoppedAt(cursor: string, sortKey: string, prefix: string): string | undefined {
+  const at = cursorKey(cursor)[sortKey];
+  return typeof at === 'string' ? at.slice(prefix.length) : undefined;
 }
 
 /** The time index, without the service's own events: the tracked ones. */

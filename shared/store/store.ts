@@ -179,3 +179,8 @@ function positionOf(query: Query, item: Item): Item {
 export function encodeCursor(key: Item | undefined): string {
   return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : '';
 }
+
+/** The key a cursor this store made resumes from (server-side only: clients see it opaque). */
+export function cursorKey(cursor: string): Item {
+  return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Item;
+}
