@@ -226,5 +226,14 @@ export async function publishSesEvents(
 
 /** Makes the sink publish, for every message it accepts, the events SES would. */
 export function publishSinkEvents(sink: MailSink, queue: QueuePort): () => void {
-  return sink.onSent((message) => publishSesEvents(sink, queue, message.id, sesEventsFor(message)));
+  // The outcome (delivery, bounce, complaint) a second after the sink accepted the message, as
+  // SES reports it after its own hand-over, so it never precedes the sender's `email.sent`.
+  return sink.onSent((message) =>
+    publishSesEvents(
+      sink,
+      queue,
+      message.id,
+      sesEventsFor(message, { at: new Date(Date.parse(message.createdAt) + SES_EVENT_DELAY_S * 1000) }),
+    ),
+  );
 }
