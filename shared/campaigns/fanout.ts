@@ -38,7 +38,7 @@ import type { Deps } from '../ports';
 import type { EmailContent } from '../sending/compose';
 import { type DeliveryPolicy, deliverEmail } from '../sending/deliver';
 import { type EmailIds, failedEvent, sentEvent } from '../sending/outcomes';
-import { claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
+import { attemptOutcome, claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
 import { linkSettings } from '../subscriptions/links';
 import { type Audience, audiencePage, prepareAudience } from './audience';
 import { campaignEmailIds } from './ids';
@@ -423,20 +423,12 @@ async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: numbe
   // Given back meanwhile (another runner's throttled claim): this batch must run again.
   if (!record) throw new RetryableSendError('RATE_EXCEEDED', 'A claim was given back while it was read');
   if (record.campaignBatch !== batch) return 'counted-before';
-  // Settled by its SES Send event after a crash left it SENDING: that event's tally turns the
-  // batch's `unknown` into `sent` (shared/email-events/apply.ts), so the batch counts it unknown.
-  if ((record as { settledBy?: unknown }).settledBy !== undefined) return 'unknown';
-  // A sent email that SES events have moved on since, or an accepted one SES rejected later.
-  const status =
-    record.status === 'DELIVERED' ||
-    record.status === 'DELIVERY_DELAYED' ||
-    record.status === 'BOUNCED' ||
-    record.status === 'COMPLAINED' ||
-    (record.status === 'FAILED' && record.messageId !== null && record.sentAt !== null)
-      ? 'SENT'
-      : record.status;
-  switch (status) {
-    case 'SENT':
+  switch (attemptOutcome(record)) {
+    // Settled by its SES Send event after a crash left it SENDING: that event's tally turns the
+    // batch's `unknown` into `sent` (shared/email-events/apply.ts), so the batch counts it unknown.
+    case 'settled':
+      return 'unknown';
+    case 'sent':
       await emit(
         deps,
         sentEvent(record, ids.sentEvent, {
@@ -447,7 +439,7 @@ async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: numbe
         { replay: true },
       );
       return 'sent';
-    case 'FAILED':
+    case 'failed':
       await emit(
         deps,
         failedEvent(record, ids.failedEvent, {
@@ -458,9 +450,9 @@ async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: numbe
         { replay: true },
       );
       return 'failed';
-    case 'SKIPPED':
+    case 'skipped':
       return 'skipped';
-    case 'SENDING':
+    case 'sending':
       return 'unknown';
   }
 }

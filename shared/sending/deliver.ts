@@ -12,6 +12,7 @@ import { sleep } from '../store/store';
 import type { ComposedEmail } from './compose';
 import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail, sentEvent } from './outcomes';
 import {
+  attemptOutcome,
   claimEmailRecord,
   getEmailRecord,
   putEmailRecord,
@@ -134,16 +135,16 @@ export async function resumeEmail(
 ): Promise<SentEmail | undefined> {
   const record = await getEmailRecord(deps, projectId, ids.email);
   if (!record) return undefined;
-  // Handed to SES before: whatever its events made of it since, it is not sent again.
-  const handedOver = record.messageId !== null && record.sentAt !== null;
-  if (record.status === 'FAILED' && !handedOver) return undefined;
+  const outcome = attemptOutcome(record);
+  // Never handed to SES: tried again.
+  if (outcome === 'failed') return undefined;
   const entry = { contact: { id: record.contactId, email: record.to }, email: record.id };
-  // SES's Send event settled a recipient this request's dead attempt left SENDING, and recorded
-  // its `email.sent` event then (shared/email-events/apply.ts).
-  if ((record as { settledBy?: unknown }).settledBy !== undefined) return { ...entry, status: 'sent' };
-  const status = record.status === 'SENDING' || record.status === 'SKIPPED' ? record.status : 'SENT';
-  switch (status) {
-    case 'SENT':
+  switch (outcome) {
+    // SES's Send event settled a recipient this request's dead attempt left SENDING, and recorded
+    // its `email.sent` event then (shared/email-events/apply.ts).
+    case 'settled':
+      return { ...entry, status: 'sent' };
+    case 'sent':
       // The same event (id and time) as the attempt's own: stored once, dispatched once.
       await emit(
         deps,
@@ -155,9 +156,9 @@ export async function resumeEmail(
         { replay: true },
       );
       return { ...entry, status: 'sent' };
-    case 'SKIPPED':
+    case 'skipped':
       return { ...entry, status: 'skipped', reason: record.reason ?? 'unsubscribed' };
-    case 'SENDING':
+    case 'sending':
       return {
         ...entry,
         status: 'unknown',

@@ -48,6 +48,34 @@ export interface EmailRecord {
   readonly campaignId?: string;
   /** The fan-out batch that claimed it (campaign emails only): counted with that batch alone. */
   readonly campaignBatch?: number;
+  /**
+   * The identity of the SES Send event that settled it after its sender stopped while it was
+   * SENDING (shared/email-events/repository.ts, `settleSending`); that event recorded `email.sent`.
+   */
+  readonly settledBy?: string;
+}
+
+/**
+ * What the attempt at an email came to, whatever SES's events made of it since: `sent` for any
+ * email handed to SES (a later DELIVERED or BOUNCED, or FAILED by a Reject, included), `settled`
+ * for one its Send event settled after the sender stopped, `sending` for one left in the provider
+ * call, and `failed` or `skipped` for one never handed over. Read by the resumes of `/v1/send`
+ * and of a campaign's fan-out, neither of which sends an email again once it was handed over.
+ */
+export type AttemptOutcome = 'sent' | 'settled' | 'sending' | 'failed' | 'skipped';
+
+export function attemptOutcome(record: EmailRecord): AttemptOutcome {
+  if (record.settledBy !== undefined) return 'settled';
+  switch (record.status) {
+    case 'SENDING':
+      return 'sending';
+    case 'SKIPPED':
+      return 'skipped';
+    case 'FAILED':
+      return record.messageId !== null && record.sentAt !== null ? 'sent' : 'failed';
+    default:
+      return 'sent';
+  }
 }
 
 export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<void> {
