@@ -16,18 +16,15 @@
  * Goals (PASS/MISS): at most 5 write units per recipient; at most 0.4 ms CPU per recipient for
  * render + MIME; at 50 a second, an achieved rate within 5% of 50 and never above it.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { campaignContent } from '../shared/campaigns/content';
-import { type ContactRecord, toItem } from '../shared/contacts/repository';
+import type { ContactRecord } from '../shared/contacts/repository';
 import { seedVerifiedDomain } from '../shared/domains/repository';
 import { fastTimings, type LocalRuntime, startLocal } from '../shared/local/runtime';
 import { createProject } from '../shared/projects/repository';
 import { renderMessage } from '../shared/sending/compose';
-import { keys } from '../shared/table';
 import { meterCapacity, type WriteRecord } from './capacity';
+import { contactItems, labelJobs, putItems, queueWorkers } from './local';
 
 const RECIPIENTS = Number(process.env.CAMPAIGN_RECIPIENTS ?? 10_000);
 const METERED = Number(process.env.METERED_RECIPIENTS ?? 2_000);
@@ -61,18 +58,13 @@ async function runtime(rate: number) {
     port: 0,
     timings: fastTimings,
     recurringSchedules: false,
+    // The fan-out alone: the SES events of the mail it sends are bench:events' measure.
+    sesEvents: false,
     logger: quiet,
     env: { SES_MAX_SEND_RATE: String(rate) },
   });
   // Writes made by queue workers run in this context (for the meter's phases).
-  const phase = new AsyncLocalStorage<string>();
-  type Worker = (event: SQSEvent) => Promise<unknown>;
-  const queues = (rt.queue as unknown as { queues: Map<string, { worker?: Worker }> }).queues;
-  for (const q of queues.values()) {
-    const worker = q.worker;
-    if (worker) q.worker = (event) => phase.run('jobs', () => worker(event));
-  }
-  return { rt, phase };
+  return { rt, phase: labelJobs(rt) };
 }
 
 /** A project with its own verified domain and `n` subscribed contacts, written unmetered. */
@@ -80,38 +72,13 @@ async function project(rt: LocalRuntime, tag: string, n: number) {
   const { project: p, secretKey } = await createProject(rt.deps, { name: tag });
   const domain = `${tag}.bench.example.org`;
   await seedVerifiedDomain(rt.deps, p.id, domain);
-  const { db, tableName } = rt.dynamo;
   const base = Date.now() - n - 60_000;
-  let batch: Record<string, unknown>[] = [];
-  const flush = async () => {
-    let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-    batch = [];
-    while (pending.length > 0) {
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-    }
-  };
+  const items: Record<string, unknown>[] = [];
   for (let i = 0; i < n; i++) {
-    const email = `reader${i}@${tag}.bench.example.org`;
     const at = new Date(base + i).toISOString();
-    const c: ContactRecord = {
-      id: randomUUID(),
-      email,
-      emailLower: email,
-      subscribed: true,
-      snoozedUntil: null,
-      data: dataOf(i),
-      createdAt: at,
-      updatedAt: at,
-      version: 1,
-    };
-    batch.push(
-      { ...keys.emailClaim(p.id, email), entity: 'emailClaim', contactId: c.id, email },
-      toItem(p.id, c),
-    );
-    if (batch.length >= 24) await flush();
+    items.push(...contactItems(p.id, `reader${i}@${tag}.bench.example.org`, dataOf(i), at).items);
   }
-  await flush();
+  await putItems(rt, items);
   const call = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(`${rt.url}${path}`, {
       method,
@@ -161,10 +128,7 @@ const report = (goal: string, value: string, pass?: boolean) => {
   const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
   let metering = false;
   // Unmetered unless metering: the meter's own reads would slow the throughput run.
-  const queues = (
-    rt.queue as unknown as { queues: Map<string, { worker?: (e: SQSEvent) => Promise<unknown> }> }
-  ).queues;
-  for (const q of queues.values()) {
+  for (const q of queueWorkers(rt)) {
     const worker = q.worker;
     if (worker) q.worker = (event) => (metering ? worker(event) : meter.unmetered(() => worker(event)));
   }

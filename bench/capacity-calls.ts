@@ -14,9 +14,6 @@
  * the repository's own items (`toItem`, and the email claim `putClaim` writes) in BatchWriteItem
  * requests of 25 on the runtime's client, not through the API.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { requestRecount } from '../shared/contacts/recount';
 import { type ContactRecord, toItem } from '../shared/contacts/repository';
 import { TALLY_DELAY_S, tallyJobMessage } from '../shared/events/tally';
@@ -24,6 +21,7 @@ import { enqueue } from '../shared/jobs/registry';
 import { fastTimings, startLocal } from '../shared/local/runtime';
 import { keys } from '../shared/table';
 import { meterCapacity, type WriteRecord } from './capacity';
+import { labelJobs, putItems } from './local';
 
 const REPS = Number(process.env.REPS ?? 3);
 const SIZES = (process.env.SIZES ?? '200,2000,20000').split(',').map(Number);
@@ -37,13 +35,7 @@ const rt = await startLocal({
 });
 
 // Writes made by queue workers are labelled 'jobs': each worker runs inside this context.
-const phase = new AsyncLocalStorage<string>();
-type Worker = (event: SQSEvent) => Promise<unknown>;
-const queues = (rt.queue as unknown as { queues: Map<string, { worker?: Worker }> }).queues;
-for (const q of queues.values()) {
-  const worker = q.worker;
-  if (worker) q.worker = (event) => phase.run('jobs', () => worker(event));
-}
+const phase = labelJobs(rt);
 const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
 
 async function call(
@@ -266,22 +258,7 @@ async function seedTo(total: number) {
       toItem(rt.projectId, c),
     );
   }
-  const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  await meter.unmetered(async () => {
-    const lanes = Array.from({ length: 8 }, async () => {
-      for (let batch = batches.shift(); batch; batch = batches.shift()) {
-        let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-        while (pending.length > 0) {
-          const out = await rt.dynamo.db.send(
-            new BatchWriteCommand({ RequestItems: { [rt.dynamo.tableName]: pending } }),
-          );
-          pending = (out.UnprocessedItems?.[rt.dynamo.tableName] ?? []) as typeof pending;
-        }
-      }
-    });
-    await Promise.all(lanes);
-  });
+  await meter.unmetered(() => putItems(rt, items, 8));
   seedTimes.push(`${total}: ${((performance.now() - start) / 1000).toFixed(1)} s`);
 }
 

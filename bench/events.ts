@@ -15,11 +15,7 @@
  * `GET /activity` (50 items) and `GET /analytics/timeseries` (30 days by day) after the first
  * EARLY (1,000) events and after all of them (goal: the same).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
-import { type ContactRecord, toItem } from '../shared/contacts/repository';
 import { SES_EVENT_JOB } from '../shared/email-events/messages';
 import { runTally, TALLY_SETTLE_MS } from '../shared/events/tally';
 import { fastTimings, startLocal } from '../shared/local/runtime';
@@ -27,6 +23,7 @@ import { createProject } from '../shared/projects/repository';
 import type { EmailRecord } from '../shared/sending/repository';
 import { keys } from '../shared/table';
 import { meterCapacity, type WriteRecord } from './capacity';
+import { contactItems, labelJobs, putItems } from './local';
 
 const EMAILS = Number(process.env.EVENT_EMAILS ?? 10_000);
 const EARLY = Number(process.env.EARLY_EVENTS ?? 1_000);
@@ -38,13 +35,7 @@ const rt = await startLocal({
   recurringSchedules: false,
   logger: quiet,
 });
-const phase = new AsyncLocalStorage<string>();
-type Worker = (event: SQSEvent) => Promise<unknown>;
-const queues = (rt.queue as unknown as { queues: Map<string, { worker?: Worker }> }).queues;
-for (const q of queues.values()) {
-  const worker = q.worker;
-  if (worker) q.worker = (event) => phase.run('jobs', () => worker(event));
-}
+const phase = labelJobs(rt);
 const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
 // The SES event job logs a warning per event it cannot apply; there are none here.
 const warn = console.warn;
@@ -58,31 +49,12 @@ const call = async (path: string): Promise<{ data: unknown[]; series: unknown[] 
 
 /** EMAILS contacts and their SENT email records, written unmetered 25 items a request. */
 async function seed(): Promise<EmailRecord[]> {
-  const { db, tableName } = rt.dynamo;
   const now = rt.deps.clock.now().toISOString();
   const records: EmailRecord[] = [];
-  let batch: Record<string, unknown>[] = [];
-  const flush = async () => {
-    let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-    batch = [];
-    while (pending.length > 0) {
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-    }
-  };
+  const items: Record<string, unknown>[] = [];
   for (let i = 0; i < EMAILS; i++) {
     const email = `reader${i}@events.bench.example.org`;
-    const contact: ContactRecord = {
-      id: randomUUID(),
-      email,
-      emailLower: email,
-      subscribed: true,
-      snoozedUntil: null,
-      data: {},
-      createdAt: now,
-      updatedAt: now,
-      version: 1,
-    };
+    const { record: contact, items: contactWrites } = contactItems(project.id, email, {}, now);
     const record: EmailRecord = {
       id: randomUUID(),
       projectId: project.id,
@@ -103,14 +75,9 @@ async function seed(): Promise<EmailRecord[]> {
       updatedAt: now,
     };
     records.push(record);
-    batch.push(
-      { ...keys.emailClaim(project.id, email), entity: 'emailClaim', contactId: contact.id, email },
-      toItem(project.id, contact),
-      { ...keys.emailMessage(project.id, record.id), entity: 'email', ...record },
-    );
-    if (batch.length >= 24) await flush();
+    items.push(...contactWrites, { ...keys.emailMessage(project.id, record.id), entity: 'email', ...record });
   }
-  await flush();
+  await putItems(rt, items);
   return records;
 }
 
