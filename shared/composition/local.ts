@@ -117,6 +117,8 @@ export interface LocalDepsOptions {
   readonly timings?: LocalTimings;
   /** @default console */
   readonly logger?: LocalLogger;
+  /** The mail sink publishes SES events (see `StartLocalOptions.sesEvents`). @default true */
+  readonly sesEvents?: boolean;
   /**
    * Told how to stop each adapter that runs on its own (timers, running batches), in the order
    * they are made; the caller stops them in the reverse order, also when `localDeps` throws.
@@ -169,10 +171,12 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
 
   const mailSink = new MailSink({ dataDir, clock, logger });
   // What SES would publish for each accepted message reaches the jobs queue as on AWS.
-  const stopPublishing = publishSinkEvents(mailSink, queue);
-  onStop(async () => {
-    stopPublishing();
-  });
+  if (options.sesEvents !== false) {
+    const stopPublishing = publishSinkEvents(mailSink, queue);
+    onStop(async () => {
+      stopPublishing();
+    });
+  }
   const dns = settings.dnsFile ? new ZoneFileDns(settings.dnsFile) : new SystemDns({ timeoutMs: 2000 });
   const emailIdentities = new LocalEmailIdentities({ dns, dataDir, clock });
   const { env, config } = settings;

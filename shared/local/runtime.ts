@@ -60,6 +60,11 @@ export interface StartLocalOptions {
   readonly timings?: LocalTimings;
   /** Run manifest schedules on their timers (tests turn this off and call `runRecurring`). @default true */
   readonly recurringSchedules?: boolean;
+  /**
+   * The mail sink publishes the SES events of each message it accepts (`ses-events.ts`); a bench
+   * that measures sending alone turns them off. @default true
+   */
+  readonly sesEvents?: boolean;
   /** Handler factories replacing manifest modules, by kind and name. */
   readonly handlers?: HandlerOverrides;
   /** Start even if some handler modules do not exist yet (their routes answer 501). @default false */
@@ -155,6 +160,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
         ids: options.ids,
         timings,
         logger,
+        sesEvents: options.sesEvents,
         onStop: (stop) => stops.push(stop),
       });
 
