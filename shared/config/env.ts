@@ -2,6 +2,7 @@
  * Runtime configuration: one zod schema over `process.env`, parsed once at the composition root,
  * failing fast with every problem listed.
  */
+import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import '../zod-locale';
 
@@ -9,6 +10,35 @@ const bool = z.optional(
   z.pipe(
     z.enum(['true', 'false', '1', '0']),
     z.transform((v) => v === 'true' || v === '1'),
+  ),
+);
+
+/** A host name or IP literal (IPv6 with or without brackets): no scheme, port or path. */
+const HOST_NAME =
+  /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
+const isHost = (entry: string) => isIP(entry.replace(/^\[(.*)\]$/, '$1')) !== 0 || HOST_NAME.test(entry);
+
+/**
+ * A comma list of hosts: trimmed, lower-cased, empty entries dropped. Optional in `Env` (unset
+ * stays undefined) so that environments written out in full elsewhere need not name it.
+ */
+const hostList = z.pipe(
+  z.pipe(
+    z.string(),
+    z.transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== ''),
+    ),
+  ),
+  z.array(
+    z.string().check(
+      z.refine(isHost, {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} is not a host name or IP address (no scheme or port)`,
+      }),
+    ),
   ),
 );
 
@@ -55,6 +85,13 @@ export const envSchema = z.object({
   ),
   /** Public base URL of the API, for links in emails (locally the runtime's URL). */
   PUBLIC_BASE_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  /**
+   * Hosts WEBHOOK steps may call although they are (or resolve to) private, loopback or
+   * link-local addresses: a comma list of host names or IP literals, compared with the URL's host
+   * exactly (no wildcards, ports ignored). Empty by default; meant for local development, such as
+   * `localhost,127.0.0.1`.
+   */
+  WEBHOOK_ALLOWED_HOSTS: z.optional(hostList),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -91,6 +128,8 @@ export interface AppConfig {
    * the same variable or the local runtime's own topic (shared/composition/local.ts).
    */
   readonly sesEventsTopicArn: string | undefined;
+  /** See WEBHOOK_ALLOWED_HOSTS: lower case, no empty entries. */
+  readonly webhookAllowedHosts: readonly string[];
 }
 
 export function toAppConfig(env: Env): AppConfig {
@@ -104,6 +143,7 @@ export function toAppConfig(env: Env): AppConfig {
     linkSigningSecret: literalSecret(env.LINK_SIGNING_SECRET),
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     sesEventsTopicArn: undefined,
+    webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS ?? [],
   };
 }
 
