@@ -323,6 +323,32 @@ const manifestData = {
       ],
     },
     {
+      name: 'workflows',
+      handler: 'functions/http/workflows/index.ts',
+      // Definitions are table reads and writes; a manual start queues the execution's first step,
+      // and cancelling deletes the pending DELAY and WAIT_FOR_EVENT schedules.
+      uses: ['table:read', 'table:write', 'queue', 'scheduler'],
+      routes: [
+        { method: 'GET', path: '/workflows' },
+        { method: 'POST', path: '/workflows' },
+        // Static `fields` wins over `{id}`, as API Gateway and the local gateway route.
+        { method: 'GET', path: '/workflows/fields' },
+        { method: 'GET', path: '/workflows/{id}' },
+        { method: 'PATCH', path: '/workflows/{id}' },
+        { method: 'DELETE', path: '/workflows/{id}' },
+        { method: 'POST', path: '/workflows/{id}/steps' },
+        { method: 'PATCH', path: '/workflows/{id}/steps/{stepId}' },
+        { method: 'DELETE', path: '/workflows/{id}/steps/{stepId}' },
+        { method: 'POST', path: '/workflows/{id}/transitions' },
+        { method: 'DELETE', path: '/workflows/{id}/transitions/{transitionId}' },
+        { method: 'POST', path: '/workflows/{id}/executions' },
+        { method: 'GET', path: '/workflows/{id}/executions' },
+        { method: 'GET', path: '/workflows/{id}/executions/{executionId}' },
+        { method: 'DELETE', path: '/workflows/{id}/executions/{executionId}' },
+        { method: 'POST', path: '/workflows/{id}/executions/cancel-all' },
+      ],
+    },
+    {
       // Image uploads: the multipart body passes through the Lambda invocation (at most 4 MB of
       // file, shared/uploads/images.ts), and the image goes where it is served from.
       name: 'uploads',
@@ -423,8 +449,18 @@ const manifestData = {
       // Imports read the uploaded files; large jobs continue in follow-up messages, and deleting
       // contacts (bulk delete, purges met on the way) queues their purges. A campaign's fan-out
       // mails its audience with signed subscription links. Received mail is read where SES
-      // stored it (shared/inbound).
-      uses: ['table:read', 'table:write', 'queue', 'blobs', 'mailer', 'sign-links', 'inbound-mail'],
+      // stored it (shared/inbound). Workflow steps schedule their delays and wait timeouts (and
+      // delete them), mail with signed links and call webhooks (plain HTTPS, no AWS right).
+      uses: [
+        'table:read',
+        'table:write',
+        'queue',
+        'scheduler',
+        'blobs',
+        'mailer',
+        'sign-links',
+        'inbound-mail',
+      ],
     },
   ],
   schedules: [

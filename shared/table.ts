@@ -51,6 +51,13 @@
  * - segments needing periodic work (tracked, time-relative or event-based conditions), all
  *   projects (exception; sparse: only such segments carry it) -> periodicSegments
  *   (SEGMENTS#PERIODIC, <pid>#<segmentId>)
+ * - workflow: event names the project's workflows start on or wait for -> pk P#<pid>, sk WFINTEREST
+ * - workflow execution: by id -> pk P#<pid>#WFX#<workflowId>, sk X#<executionId>
+ * - workflow executions: by status, newest first -> executionsByStatus (P#<pid>#WFX#<wid>#<STATUS>,
+ *   <startedAt>#<executionId>)
+ * - workflow execution counts by status -> pk P#<pid>#WFX#<workflowId>, sk #COUNTS
+ * - a contact's entries into a workflow (re-entry rule) -> pk P#<pid>#C#<cid>, sk WFENTRY#<workflowId>
+ * - executions waiting for a contact's event -> pk P#<pid>#C#<cid>, sk WFWAIT#<name>#<executionId>
  * - campaign run (fan-out position, recipients' outcome counters) -> pk P#<pid>#CAMPAIGN#<cid>, sk #RUN
  * - SES send-rate windows, shared by every project (exception: the rate is the account's) ->
  *   pk SENDRATE#<epoch second>, sk #RATE (TTL)
@@ -108,6 +115,8 @@ export const indexes = {
   segmentMembers: 'gsi1',
   /** Segments of every project that the periodic segment job revisits (sparse). */
   periodicSegments: 'gsi2',
+  /** A workflow's executions of one status, newest first. */
+  executionsByStatus: 'gsi1',
 } as const satisfies Record<string, IndexName>;
 
 export type AccessIndex = keyof typeof indexes;
@@ -209,6 +218,31 @@ export const keys = {
   }),
   /** One second of the account's SES send rate (shared/campaigns/send-rate.ts). */
   sendRateWindow: (second: number) => ({ pk: `SENDRATE#${second}`, sk: '#RATE' }),
+  workflow: (projectId: string, workflowId: string) => ({ pk: P(projectId), sk: `WORKFLOW#${workflowId}` }),
+  /** The event names the project's workflows start on or wait for (shared/workflows/interest.ts). */
+  workflowInterest: (projectId: string) => ({ pk: P(projectId), sk: 'WFINTEREST' }),
+  execution: (projectId: string, workflowId: string, executionId: string) => ({
+    pk: `${P(projectId)}#WFX#${workflowId}`,
+    sk: `X#${executionId}`,
+  }),
+  /** A workflow's executions counted by status. */
+  executionCounts: (projectId: string, workflowId: string) => ({
+    pk: `${P(projectId)}#WFX#${workflowId}`,
+    sk: '#COUNTS',
+  }),
+  executionsIndex: (projectId: string, workflowId: string, status: string) =>
+    `${P(projectId)}#WFX#${workflowId}#${status}`,
+  /** A contact's entries into a workflow: the re-entry rule's conditional writes. */
+  workflowEntry: (projectId: string, contactId: string, workflowId: string) => ({
+    pk: `${P(projectId)}#C#${contactId}`,
+    sk: `WFENTRY#${workflowId}`,
+  }),
+  /** An execution waiting for the contact's event `name` (WAIT_FOR_EVENT). */
+  workflowWait: (projectId: string, contactId: string, name: string, executionId: string) => ({
+    pk: `${P(projectId)}#C#${contactId}`,
+    sk: `WFWAIT#${name}#${executionId}`,
+  }),
+  workflowWaitPrefix: (name: string) => `WFWAIT#${name}#`,
   template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),
   templatePrefix: 'TEMPLATE#',
   /** An address the project no longer sends to (a permanent bounce or a complaint). */

@@ -4,10 +4,11 @@
  * and a domain with listeners adds its module to `domainListeners` below, nothing else.
  * `test/unit/events/emit.test.ts` fails when a `listeners.ts` is missing here.
  *
- * None is registered yet, so `emit` enqueues nothing and an event costs what it did before the
- * seam existed (one conditional write and its counters). Workflow triggers, the activity feed,
- * segment re-evaluation and billing counters register here as they arrive.
+ * The workflows' listener receives every name (`*`) but `accepts` only the names some workflow of
+ * the project starts on or waits for (a cached read): any other event costs what it did before the
+ * seam existed (one conditional write), with no dispatch message.
  */
+import * as workflows from '../workflows/listeners';
 import { type EventListener, ListenerRegistry } from './registry';
 
 /** What a domain's `listeners.ts` exports. */
@@ -16,7 +17,7 @@ export interface DomainListeners {
 }
 
 /** The domains' listener modules, by noun. */
-export const domainListeners = {} satisfies Readonly<Record<string, DomainListeners>>;
+export const domainListeners = { workflows } satisfies Readonly<Record<string, DomainListeners>>;
 
 let built: ListenerRegistry | undefined;
 

@@ -25,7 +25,7 @@ import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
 import { allListeners } from './catalog';
-import type { ListenerDeps, ListenerRegistry } from './registry';
+import type { EventListener, ListenerDeps, ListenerRegistry } from './registry';
 import { type EventRecord, eventStored, putEvent } from './repository';
 import { armTally } from './tally';
 
@@ -56,7 +56,7 @@ export interface EmitOptions {
  * jobs queue (at-least-once). Writing the same event again stores nothing new.
  */
 export async function emit(deps: EmitDeps, event: EventRecord, options: EmitOptions = {}): Promise<void> {
-  const listeners = listenersOf(deps).matching(event.name);
+  const listeners = await acceptingListeners(deps, event);
   if (listeners.length === 0) {
     await record(deps, event);
     return;
@@ -64,6 +64,13 @@ export async function emit(deps: EmitDeps, event: EventRecord, options: EmitOpti
   if (options.replay && (await eventStored(deps, event))) return;
   await enqueue(deps, dispatchEventJobMessage, { event, listeners: listeners.map((l) => l.name) });
   await record(deps, event);
+}
+
+/** The listeners whose patterns match the event's name and that accept it. */
+async function acceptingListeners(deps: EmitDeps, event: EventRecord): Promise<EventListener[]> {
+  const matching = listenersOf(deps).matching(event.name);
+  const accepted = await Promise.all(matching.map((l) => (l.accepts ? l.accepts(deps, event) : true)));
+  return matching.filter((_, i) => accepted[i]);
 }
 
 export const DISPATCH_EVENT_JOB = 'events.dispatch';

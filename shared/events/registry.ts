@@ -30,7 +30,17 @@ export interface EventListener {
    * jobs queue's receives, dead-lettered.
    */
   handle(deps: Deps, event: EventRecord, meta: JobMeta): Promise<void>;
+  /**
+   * Whether this event, of a name the patterns match, is for the listener at all: asked by `emit`
+   * before anything is queued, so a listener whose interest depends on the project's data (a
+   * workflow trigger) costs no dispatch for the events it ignores. Keep it cheap (cached).
+   * @default every matching event
+   */
+  accepts?(deps: AcceptDeps, event: EventRecord): Promise<boolean>;
 }
+
+/** What `accepts` may use. */
+export type AcceptDeps = Pick<Deps, 'store' | 'clock'>;
 
 /** Helps type inference: `defineListener({name, events, handle})`. */
 export function defineListener(listener: EventListener): EventListener {

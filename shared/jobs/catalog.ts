@@ -14,6 +14,7 @@ import * as events from '../events/jobs';
 import * as imports from '../imports/jobs';
 import * as inbound from '../inbound/jobs';
 import * as segments from '../segments/jobs';
+import * as workflows from '../workflows/jobs';
 import type { JobDef, Normalizer } from './registry';
 
 /** What a domain's `jobs.ts` exports. */
@@ -32,6 +33,7 @@ export const domainJobs = {
   imports,
   inbound,
   segments,
+  workflows,
 } satisfies Readonly<Record<string, DomainJobs>>;
 
 const modules: readonly DomainJobs[] = Object.values(domainJobs);

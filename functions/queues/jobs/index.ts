@@ -6,6 +6,7 @@
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { s3Blobs } from '../../../shared/composition/aws-wiring/s3';
 import { s3InboundMail } from '../../../shared/composition/aws-wiring/s3-inbound';
+import { eventBridgeScheduler } from '../../../shared/composition/aws-wiring/scheduler';
 import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
@@ -31,6 +32,7 @@ export const handler = lambdaEntry(createHandler, {
   wiring: {
     store: dynamoStore,
     queue: sqsQueue,
+    scheduler: eventBridgeScheduler,
     blobs: s3Blobs,
     mailer: sesMailer,
     linkSigningSecret: ssmLinkSigningSecret,

@@ -289,6 +289,75 @@ describe('declared ports', () => {
     const campaignCopy = await call('POST', `/campaigns/${cid}/duplicate`, 'POST /campaigns/{id}/duplicate');
     await call('DELETE', `/campaigns/${campaignCopy.body.id}`, 'DELETE /campaigns/{id}');
 
+    // workflows: built, enabled, started by hand (a step's mail, a delay's one-off schedule),
+    // listed, cancelled (the schedule deleted), then one started by a tracked event and all
+    // cancelled, steps and transitions edited, and deleted.
+    const wtemplate = await call('POST', '/templates', 'POST /templates', {
+      body: { name: 'Flow', subject: 'Hi', body: '<p>Hi</p>', from: `news@${rt.senderDomain}` },
+    });
+    const wf = (
+      await call('POST', '/workflows', 'POST /workflows', { body: { name: 'Ports', eventName: 'ports_go' } })
+    ).body.id as string;
+    const wsend = await call('POST', `/workflows/${wf}/steps`, 'POST /workflows/{id}/steps', {
+      body: { type: 'SEND_EMAIL', config: { templateId: wtemplate.body.id, recipient: { type: 'CONTACT' } } },
+    });
+    const wdelay = await call('POST', `/workflows/${wf}/steps`, 'POST /workflows/{id}/steps', {
+      body: { type: 'DELAY', config: { amount: 1, unit: 'days' } },
+    });
+    const wexit = await call('POST', `/workflows/${wf}/steps`, 'POST /workflows/{id}/steps', {
+      body: { type: 'EXIT', config: {} },
+    });
+    await call('PATCH', `/workflows/${wf}/steps/${wexit.body.id}`, 'PATCH /workflows/{id}/steps/{stepId}', {
+      body: { name: 'The end' },
+    });
+    await call('POST', `/workflows/${wf}/transitions`, 'POST /workflows/{id}/transitions', {
+      body: { fromStepId: wsend.body.id, toStepId: wdelay.body.id },
+    });
+    const wt = await call('POST', `/workflows/${wf}/transitions`, 'POST /workflows/{id}/transitions', {
+      body: { fromStepId: wdelay.body.id, toStepId: wexit.body.id },
+    });
+    await call(
+      'DELETE',
+      `/workflows/${wf}/transitions/${wt.body.id}`,
+      'DELETE /workflows/{id}/transitions/{transitionId}',
+    );
+    await call('DELETE', `/workflows/${wf}/steps/${wexit.body.id}`, 'DELETE /workflows/{id}/steps/{stepId}');
+    await call('PATCH', `/workflows/${wf}`, 'PATCH /workflows/{id}', { body: { enabled: true } });
+    await call('GET', '/workflows', 'GET /workflows');
+    await call('GET', `/workflows/${wf}`, 'GET /workflows/{id}');
+    await call('GET', '/workflows/fields?eventName=ports_go', 'GET /workflows/fields');
+    const contact = await call('POST', '/contacts', 'POST /contacts', {
+      body: { email: 'flow@example.org' },
+    });
+    const wx = await call('POST', `/workflows/${wf}/executions`, 'POST /workflows/{id}/executions', {
+      body: { contactId: contact.body.id },
+    });
+    expect(wx.status).toBe(201);
+    await rt.drain();
+    await call('GET', `/workflows/${wf}/executions`, 'GET /workflows/{id}/executions');
+    await call(
+      'GET',
+      `/workflows/${wf}/executions/${wx.body.id}`,
+      'GET /workflows/{id}/executions/{executionId}',
+    );
+    await call(
+      'DELETE',
+      `/workflows/${wf}/executions/${wx.body.id}`,
+      'DELETE /workflows/{id}/executions/{executionId}',
+    );
+    await call('POST', '/v1/track', 'POST /v1/track', {
+      body: { email: 'flow2@example.org', event: 'ports_go' },
+      key: rt.publicKey,
+    });
+    await rt.drain();
+    await call(
+      'POST',
+      `/workflows/${wf}/executions/cancel-all`,
+      'POST /workflows/{id}/executions/cancel-all',
+    );
+    await call('DELETE', `/workflows/${wf}`, 'DELETE /workflows/{id}');
+    await rt.drain();
+
     // The activity feed and the analytics (the activity group reads counters and indexes only).
     for (const [path, route] of [
       ['/activity?types=email.sent,event.tracked', 'GET /activity'],

@@ -1,0 +1,215 @@
+/**
+ * The execution endpoints' use cases: a manual start, the offset list with its status filter, one
+ * execution, cancelling one or all. The engine that runs them is `engine.ts`.
+ */
+import * as z from 'zod/mini';
+import { getContactRecord } from '../contacts/repository';
+import { badRequest, conflict, notFound } from '../errors';
+import { offsetPageQuery, parse } from '../http/validation';
+import type { OffsetPage } from '../offset-list';
+import type { Deps } from '../ports';
+import { cancelExecutionRecord, startExecution } from './engine';
+import {
+  type ExecutionRecord,
+  executionsByStatus,
+  getExecutionRecord,
+  presentExecution,
+  readCounts,
+  TERMINAL,
+} from './executions-repository';
+import { ACTIVE_STATUSES, EXECUTION_STATUSES, type ExecutionStatus } from './model';
+import { getWorkflowRecord } from './repository';
+
+export interface ExecutionHistoryEntry {
+  readonly stepId: string;
+  readonly type: string;
+  /** What the step did: `sent`, `skipped`, `yes`, `no`, `event`, `timeout`, `delayed`, `called 200` ... */
+  readonly result: string;
+  readonly at: string;
+}
+
+export interface Execution {
+  readonly id: string;
+  readonly workflowId: string;
+  readonly contactId: string;
+  readonly status: ExecutionStatus;
+  readonly currentStepId: string | null;
+  readonly context: Record<string, unknown>;
+  readonly history: readonly ExecutionHistoryEntry[];
+  readonly startedAt: string;
+  readonly completedAt: string | null;
+  readonly error: string | null;
+}
+
+export const startExecutionSchema = z.object({
+  contactId: z.string().check(z.minLength(1, { message: 'contactId is required' })),
+  context: z.optional(z.record(z.string(), z.unknown())),
+});
+export type StartExecutionInput = z.infer<typeof startExecutionSchema>;
+
+export const listExecutionsQuerySchema = z.object({
+  status: z.optional(z.enum(EXECUTION_STATUSES)),
+  page: offsetPageQuery.page,
+  pageSize: offsetPageQuery.pageSize,
+});
+export type ListExecutionsQuery = z.infer<typeof listExecutionsQuerySchema>;
+
+export const parseStartExecution = (body: unknown): StartExecutionInput => parse(startExecutionSchema, body);
+export const parseListExecutionsQuery = (query: unknown): ListExecutionsQuery =>
+  parse(listExecutionsQuerySchema, query);
+
+export type ExecutionDeps = Deps;
+
+async function workflowOf(deps: Deps, projectId: string, workflowId: string) {
+  const workflow = await getWorkflowRecord(deps, projectId, workflowId);
+  if (!workflow) throw notFound('Workflow');
+  return workflow;
+}
+
+/** `POST /workflows/{id}/executions`: 201 with the execution; 400 disabled, 404 contact, 409 re-entry. */
+export async function startManualExecution(
+  deps: ExecutionDeps,
+  projectId: string,
+  workflowId: string,
+  input: StartExecutionInput,
+): Promise<Execution> {
+  const workflow = await workflowOf(deps, projectId, workflowId);
+  if (!workflow.enabled) throw badRequest('The workflow is disabled: enable it before starting executions');
+  const contact = await getContactRecord(deps, projectId, input.contactId);
+  if (!contact || contact.deletedAt) throw notFound('Contact');
+  const out = await startExecution(deps, {
+    workflow,
+    contactId: contact.id,
+    executionId: deps.ids.uuid(),
+    context: input.context ?? {},
+    trigger: null,
+  });
+  if (!out.started) {
+    if (out.reason === 'no-entry-step') throw badRequest('The workflow has no entry step');
+    throw conflict(
+      'WORKFLOW_REENTRY',
+      workflow.allowReentry
+        ? 'The contact already has an active execution of this workflow'
+        : 'The contact has already entered this workflow, which does not allow re-entry',
+      { contactId: contact.id },
+    );
+  }
+  return presentExecution(out.execution);
+}
+
+/** `GET /workflows/{id}/executions`: newest first, of one status or of all; totals from counters. */
+export async function listExecutions(
+  deps: ExecutionDeps,
+  projectId: string,
+  workflowId: string,
+  query: ListExecutionsQuery,
+): Promise<OffsetPage<Execution>> {
+  await workflowOf(deps, projectId, workflowId);
+  const counts = await readCounts(deps, projectId, workflowId);
+  const statuses: readonly ExecutionStatus[] = query.status ? [query.status] : EXECUTION_STATUSES;
+  const skip = (query.page - 1) * query.pageSize;
+  let data: ExecutionRecord[];
+  if (statuses.length === 1) {
+    data = await executionsByStatus(deps, projectId, workflowId, statuses[0]!, {
+      limit: query.pageSize,
+      skip,
+    });
+  } else {
+    // The newest `skip + pageSize` of each status, merged.
+    const parts = await Promise.all(
+      statuses.map((s) =>
+        executionsByStatus(deps, projectId, workflowId, s, { limit: skip + query.pageSize }),
+      ),
+    );
+    data = parts
+      .flat()
+      .sort((a, b) =>
+        a.startedAt === b.startedAt ? (a.id < b.id ? 1 : -1) : a.startedAt < b.startedAt ? 1 : -1,
+      )
+      .slice(skip, skip + query.pageSize);
+  }
+  const total = statuses.reduce((n, s) => n + counts[s], 0);
+  return {
+    data: data.map(presentExecution),
+    page: query.page,
+    pageSize: query.pageSize,
+    total,
+    totalPages: Math.ceil(total / query.pageSize),
+  };
+}
+
+export async function getExecution(
+  deps: ExecutionDeps,
+  projectId: string,
+  workflowId: string,
+  executionId: string,
+): Promise<Execution> {
+  await workflowOf(deps, projectId, workflowId);
+  const record = await getExecutionRecord(deps, projectId, workflowId, executionId, { consistent: true });
+  if (!record) throw notFound('Execution');
+  return presentExecution(record);
+}
+
+/** Cancels a RUNNING or WAITING execution (its pending schedules deleted); 409 when it has ended. */
+export async function cancelExecution(
+  deps: ExecutionDeps,
+  projectId: string,
+  workflowId: string,
+  executionId: string,
+): Promise<Execution> {
+  await workflowOf(deps, projectId, workflowId);
+  // A step may move the execution between our read and our write: read again and retry.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const record = await getExecutionRecord(deps, projectId, workflowId, executionId, { consistent: true });
+    if (!record) throw notFound('Execution');
+    if (TERMINAL(record.status))
+      throw conflict('EXECUTION_ENDED', `The execution has already ended (${record.status})`, {
+        status: record.status,
+      });
+    if (await cancelExecutionRecord(deps, record)) {
+      const after = await getExecutionRecord(deps, projectId, workflowId, executionId, { consistent: true });
+      return presentExecution(after ?? record);
+    }
+  }
+  throw conflict('EXECUTION_BUSY', 'The execution is moving; retry shortly');
+}
+
+/** Cancels every RUNNING and WAITING execution of the workflow. */
+export async function cancelAllExecutions(
+  deps: ExecutionDeps,
+  projectId: string,
+  workflowId: string,
+): Promise<{ cancelled: number }> {
+  await workflowOf(deps, projectId, workflowId);
+  let cancelled = 0;
+  for (const status of ACTIVE_STATUSES) {
+    for (;;) {
+      const batch = await executionsByStatus(deps, projectId, workflowId, status, { limit: 100 });
+      let progressed = false;
+      for (const listed of batch) {
+        const record = await getExecutionRecord(deps, projectId, workflowId, listed.id, { consistent: true });
+        if (!record || TERMINAL(record.status)) continue;
+        if (await cancelExecutionRecord(deps, record)) {
+          cancelled++;
+          progressed = true;
+        }
+      }
+      // The index lags the table: entries already cancelled may still be listed once.
+      if (batch.length < 100 || !progressed) break;
+    }
+  }
+  return { cancelled };
+}
+
+/** Whether the workflow has RUNNING or WAITING executions (deletes and structural edits are 409 then). */
+export async function hasActiveExecutions(
+  deps: Pick<Deps, 'store'>,
+  projectId: string,
+  workflowId: string,
+): Promise<boolean> {
+  for (const status of ACTIVE_STATUSES) {
+    const [one] = await executionsByStatus(deps, projectId, workflowId, status, { limit: 1 });
+    if (one) return true;
+  }
+  return false;
+}
