@@ -46,10 +46,13 @@ export interface ExecutionRecord extends Execution {
 export const TERMINAL = (status: ExecutionStatus) => !ACTIVE_STATUSES.includes(status);
 
 function toItem(r: ExecutionRecord): Item {
+  // No lease is no attribute: `takeLease` tests for its absence.
+  const { lease, ...rest } = r;
   return {
     ...keys.execution(r.projectId, r.workflowId, r.id),
     ...indexEntry('executionsByStatus', keys.executionsIndex(r.projectId, r.workflowId, r.status), sortOf(r)),
-    ...r,
+    ...rest,
+    ...(lease === null ? {} : { lease }),
   };
 }
 

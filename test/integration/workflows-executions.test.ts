@@ -379,3 +379,50 @@ describe('the execution endpoints', () => {
     );
   });
 });
+
+describe('WEBHOOK targets', () => {
+  // The runtime allows 127.0.0.1 only (WEBHOOK_ALLOWED_HOSTS): everything below is refused after
+  // DNS resolution, and the step fails the execution without calling anything.
+  it.each([
+    ['the metadata address', 'http://169.254.169.254/latest/meta-data/'],
+    ['a private address', 'http://10.0.0.1/hook'],
+    ['a mapped IPv6 form of the metadata address', 'http://[::ffff:169.254.169.254]/'],
+    ['an encoded private address (10.0.0.1 as one number)', 'http://167772161/'],
+    ['an encoded metadata address (hex)', 'http://0xa9fea9fe/'],
+    ['a name resolving to loopback', 'http://localhost:1/'],
+    ['IPv6 loopback', 'http://[::1]:1/'],
+  ])('refuses %s', async (_what, url) => {
+    const { id: wf } = await linearWorkflow(rt, { triggerType: 'MANUAL', allowReentry: true }, [
+      { type: 'WEBHOOK', config: { url, method: 'POST', body: '{}' } },
+    ]);
+    const contactId = await createContact(rt, uniqueEmail('ssrf'));
+    const res = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId } });
+    const failed = await executionIn(rt, wf, res.body.id, 'FAILED');
+    expect(failed.error).toMatch(/not allowed/);
+    expect(failed.history).toEqual([expect.objectContaining({ type: 'WEBHOOK', result: 'failed' })]);
+  });
+
+  it('follows a redirect only to an allowed target', async () => {
+    const redirector = await webhookReceiver();
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      res.statusCode = 302;
+      res.setHeader('location', 'http://169.254.169.254/latest/meta-data/');
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { id: wf } = await linearWorkflow(rt, { triggerType: 'MANUAL' }, [
+        { type: 'WEBHOOK', config: { url: `http://127.0.0.1:${port}/go`, method: 'POST', body: '{}' } },
+      ]);
+      const contactId = await createContact(rt, uniqueEmail('redirect'));
+      const res = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId } });
+      const failed = await executionIn(rt, wf, res.body.id, 'FAILED');
+      expect(failed.error).toMatch(/169\.254\.169\.254.*not allowed/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await redirector.close();
+    }
+  });
+});
