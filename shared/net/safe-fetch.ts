@@ -82,7 +82,7 @@ export class NetworkError extends Error {
 }
 
 /** Set by safeRequest from the URL and the body; callers' values are dropped. */
-const FRAMING_HEADERS = new Set([
+export const FRAMING_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'transfer-encoding',

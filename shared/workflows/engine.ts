@@ -647,7 +647,6 @@ export async function endExecution(
   execution: ExecutionRecord,
   status: Exclude<ExecutionStatus, 'RUNNING' | 'WAITING'>,
   detail: { readonly error?: string; readonly step?: Step; readonly result?: string },
-  statuses: readonly ExecutionStatus[] = ACTIVE_STATUSES,
 ): Promise<boolean> {
   const at = now(deps).toISOString();
   const entry = detail.step
@@ -670,7 +669,7 @@ export async function endExecution(
       ...(entry ? { entry } : {}),
     },
     now(deps),
-    statuses,
+    ACTIVE_STATUSES,
   );
   if (!moved) return false;
   await countMove(deps, execution.projectId, execution.workflowId, execution.status, status);

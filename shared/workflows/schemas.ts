@@ -24,6 +24,7 @@ import {
   type TriggerType,
   type WebhookConfig,
 } from './model';
+import { isReservedWebhookHeader } from './webhook';
 
 /** Name and description bounds (as segments, spec Limits). */
 export const MAX_WORKFLOW_NAME_CHARS = 100;
@@ -292,16 +293,6 @@ const waitShape = z.object({
 
 /** RFC 7230 `token`: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Set by the service or by the HTTP client for every call; a step may not override them. */
-export const RESERVED_WEBHOOK_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'sesame-signature',
-  'sesame-delivery',
-]);
-
 const webhookShape = z.object({
   url: z.string({ message: 'url must be a string' }).check(
     z.trim(),
@@ -488,7 +479,7 @@ function webhookIssues(config: Omit<WebhookConfig, 'body'> & { body?: string }):
       out.push(
         issue(at, 'Header names are 1 to 100 characters of an HTTP token (RFC 7230)', 'invalid_string', name),
       );
-    else if (RESERVED_WEBHOOK_HEADERS.has(lower))
+    else if (isReservedWebhookHeader(lower))
       out.push(issue(at, `${name} is set by the service and cannot be overridden`, 'reserved_header', name));
     else if (seen.has(lower))
       out.push(issue(at, `${name} is given twice (names are case-insensitive)`, 'duplicate'));

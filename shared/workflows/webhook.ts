@@ -10,6 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   ForbiddenTargetError,
+  FRAMING_HEADERS,
   type LookupFn,
   NetworkError,
   safeRequest,
@@ -64,16 +65,7 @@ export const RESERVED_WEBHOOK_HEADERS: readonly string[] = [
   'sesame-signature',
   'sesame-delivery',
   'user-agent',
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
+  ...FRAMING_HEADERS,
 ];
 const reserved = new Set(RESERVED_WEBHOOK_HEADERS);
 
