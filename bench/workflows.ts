@@ -163,11 +163,15 @@ async function trackAll(p: Project, emails: readonly string[], event: string, la
   );
 }
 
-/** Tracks, waits for every execution to wait, advances a day, waits for every one to complete. */
+/** The project's executions in a delay: their pending one-off schedules. */
+const delayed = (p: Project) =>
+  rt.scheduler.list().filter((s) => s.name.startsWith('wf-') && s.message.projectId === p.id).length;
+
+/** Tracks, waits for every execution to reach its delay, advances a day, waits for every one to complete. */
 async function run(p: Project, wf: string, event: string, n: number) {
   const start = performance.now();
   await trackAll(p, p.emails, event);
-  await until('all waiting', async () => (await total(p, wf, 'WAITING')) >= n);
+  await until('all in the delay', async () => delayed(p) >= n);
   const waitingAt = performance.now();
   await p.call('POST', '/_local/clock', { advance: DAY + 60 });
   await until('all completed', async () => (await total(p, wf, 'COMPLETED')) >= n);
@@ -186,7 +190,7 @@ const report = (goal: string, value: string, pass?: boolean) =>
   const out = await meter.unmetered(() => run(p, wf, 'signed_up', CONTACTS));
   report(
     `${CONTACTS} executions of the five-step workflow, first track to last COMPLETED`,
-    `${(out.ms / 1000).toFixed(1)} s (${(out.toWaitingMs / 1000).toFixed(1)} s to all waiting), ${(CONTACTS / (out.ms / 1000)).toFixed(0)} executions/s`,
+    `${(out.ms / 1000).toFixed(1)} s (${(out.toWaitingMs / 1000).toFixed(1)} s to all in the delay), ${(CONTACTS / (out.ms / 1000)).toFixed(0)} executions/s`,
   );
 }
 
@@ -217,17 +221,27 @@ const report = (goal: string, value: string, pass?: boolean) =>
     `${w.toFixed(2)} WCU`,
     w <= 3,
   );
-  const send = (bill.byPhase['step:SEND_EMAIL']?.write ?? 0) / (2 * METERED);
-  report('write units per SEND_EMAIL step (a campaign recipient: bench:campaign)', `${send.toFixed(2)} WCU`);
+  // The last SEND_EMAIL also ends its execution: the count, the entry's release, the status
+  // index's move and `workflow.completed` are the end's, shown apart.
+  const sends = (bill.writes as WriteRecord[]).filter((r) => r.phase === 'step:SEND_EMAIL');
+  const endUnits = sends.reduce((n, r) => {
+    if (['#COUNTS', 'WFENTRY', 'workflowEvent'].includes(r.entity)) return n + r.units;
+    return r.entity === 'X' ? n + r.units - r.table : n;
+  }, 0);
+  const sendTotal = bill.byPhase['step:SEND_EMAIL']?.write ?? 0;
+  report(
+    'write units per SEND_EMAIL step (a campaign recipient: bench:campaign), the end apart',
+    `${((sendTotal - endUnits) / (2 * METERED)).toFixed(2)} WCU; the execution's end ${(endUnits / METERED).toFixed(2)} WCU`,
+  );
   const byEntity = new Map<string, { n: number; units: number }>();
-  for (const x of (bill.writes as WriteRecord[]).filter((r) => nonSend.includes(r.phase))) {
+  for (const x of (bill.writes as WriteRecord[]).filter((r) => r.phase.startsWith('step:'))) {
     const key = `${x.phase} ${x.entity} ${x.command}${x.indexes.length ? ` (+${x.indexes.length} index)` : ''}${x.failed ? ' failed' : ''}`;
     const e = byEntity.get(key) ?? { n: 0, units: 0 };
     e.n++;
     e.units += x.units;
     byEntity.set(key, e);
   }
-  console.log('      writes of the steps other than SEND_EMAIL, by item:');
+  console.log('      writes of the steps, by item (SEND_EMAIL: both of an execution):');
   for (const [key, e] of [...byEntity].sort())
     console.log(`        ${key.padEnd(58)} ${(e.units / METERED).toFixed(2)} WCU per execution`);
 }

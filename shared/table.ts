@@ -4,7 +4,8 @@
  * knows key formats.
  *
  * Indexes are named after the access pattern they serve (`indexes` below); repositories use those
- * names, and the store (shared/store/store.ts) maps them to the physical `gsi1` and `gsi2`.
+ * names, and the store (shared/store/store.ts) maps them to the physical `gsi1` and `gsi2` (both
+ * projecting ALL) and `gsi3` (keys only).
  *
  * Every key starts with the project id (`P#<projectId>`), so one project can never address
  * another's items. The single exception is the API-key item, which is how a request finds its
@@ -54,7 +55,7 @@
  * - workflow: event names the project's workflows start on or wait for -> pk P#<pid>, sk WFINTEREST
  * - workflow execution: by id -> pk P#<pid>#WFX#<workflowId>, sk X#<executionId>
  * - workflow executions: by status, newest first -> executionsByStatus (P#<pid>#WFX#<wid>#<STATUS>,
- *   <startedAt>#<executionId>)
+ *   <startedAt>#<executionId>; keys only: the page's executions are then read by key)
  * - workflow execution counts by status -> pk P#<pid>#WFX#<workflowId>, sk #COUNTS
  * - a contact's entries into a workflow (re-entry rule) -> pk P#<pid>#C#<cid>, sk WFENTRY#<workflowId>
  * - executions waiting for a contact's event -> pk P#<pid>#C#<cid>, sk WFWAIT#<name>#<executionId>
@@ -75,6 +76,12 @@ export interface IndexDef {
   readonly name: string;
   readonly partitionKey: string;
   readonly sortKey: string;
+  /**
+   * What the index holds besides its keys: `ALL` (every attribute, so a query answers whole items,
+   * and every change to an item in it rewrites its entry) or `KEYS_ONLY` (the table's and the
+   * index's keys: an entry is written only when the item enters, leaves or moves in the index).
+   */
+  readonly projection: 'ALL' | 'KEYS_ONLY';
 }
 
 export const table = {
@@ -83,8 +90,9 @@ export const table = {
   /** Epoch seconds; DynamoDB deletes expired items eventually, so reads must still filter them. */
   ttlAttribute: 'expiresAt',
   indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   ],
 } as const satisfies {
   partitionKey: string;
@@ -96,9 +104,9 @@ export const table = {
 export type IndexName = (typeof table.indexes)[number]['name'];
 
 /**
- * Indexes by the access pattern they serve: repositories name these, never `gsi1`/`gsi2`. Patterns
- * share a physical index where their partitions never meet (every partition value starts with the
- * project id and the pattern's own suffix, see `keys`).
+ * Indexes by the access pattern they serve: repositories name these, never `gsi1`/`gsi2`/`gsi3`.
+ * Patterns share a physical index where their partitions never meet (every partition value starts
+ * with the project id and the pattern's own suffix, see `keys`).
  */
 export const indexes = {
   /** Live contacts of a project, newest or oldest first (a tombstone leaves it). */
@@ -115,8 +123,11 @@ export const indexes = {
   segmentMembers: 'gsi1',
   /** Segments of every project that the periodic segment job revisits (sparse). */
   periodicSegments: 'gsi2',
-  /** A workflow's executions of one status, newest first. */
-  executionsByStatus: 'gsi1',
+  /**
+   * A workflow's executions of one status, newest first: keys only, so a step's rewrite of its
+   * execution writes no index entry (only a status change does).
+   */
+  executionsByStatus: 'gsi3',
 } as const satisfies Record<string, IndexName>;
 
 export type AccessIndex = keyof typeof indexes;
@@ -225,6 +236,14 @@ export const keys = {
     pk: `${P(projectId)}#WFX#${workflowId}`,
     sk: `X#${executionId}`,
   }),
+  /** The ids an execution's key holds (its item stores them nowhere else, to stay small). */
+  executionIds: (key: { readonly pk: unknown; readonly sk: unknown }) => {
+    const [, projectId, workflowId] = /^P#([^#]+)#WFX#([^#]+)$/.exec(String(key.pk)) ?? [];
+    const executionId = String(key.sk).startsWith('X#') ? String(key.sk).slice(2) : undefined;
+    if (!projectId || !workflowId || !executionId)
+      throw new Error(`Not an execution key: ${key.pk} ${key.sk}`);
+    return { projectId, workflowId, executionId };
+  },
   /** A workflow's executions counted by status. */
   executionCounts: (projectId: string, workflowId: string) => ({
     pk: `${P(projectId)}#WFX#${workflowId}`,

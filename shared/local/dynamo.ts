@@ -114,7 +114,7 @@ export function createTableInput(tableName: string) {
         { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
         { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
       ],
-      Projection: { ProjectionType: 'ALL' as const },
+      Projection: { ProjectionType: index.projection },
     })),
   };
 }
@@ -154,7 +154,9 @@ function matchesDefinition(description: TableDescription): boolean {
   return wanted.GlobalSecondaryIndexes.every((w) => {
     const h = have.get(w.IndexName);
     return (
-      h !== undefined && keys(h.KeySchema) === keys(w.KeySchema) && h.Projection?.ProjectionType === 'ALL'
+      h !== undefined &&
+      keys(h.KeySchema) === keys(w.KeySchema) &&
+      h.Projection?.ProjectionType === w.Projection.ProjectionType
     );
   });
 }

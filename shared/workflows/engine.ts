@@ -275,12 +275,21 @@ async function load(
     if (execution.seq === m.seq + 1) await afterEnd(deps, execution);
     return undefined;
   }
-  if (execution.seq > m.seq || execution.currentStepId !== m.stepId) return undefined;
+  if (execution.seq > m.seq) return undefined;
+  // After a DELAY the execution stands at the DELAY step until its schedule's message, which names
+  // the step after it, runs that step.
+  const delayed = execution.wait?.kind === 'delay';
+  if (execution.currentStepId !== m.stepId && !delayed) return undefined;
   const workflow = await getWorkflowRecord(deps, m.projectId, m.workflowId);
   if (!workflow) {
     await endExecution(deps, execution, 'FAILED', { error: 'The workflow was deleted' });
     return undefined;
   }
+  if (
+    execution.currentStepId !== m.stepId &&
+    nextStepId(workflow, execution.currentStepId ?? '', null) !== m.stepId
+  )
+    return undefined;
   return { execution, workflow };
 }
 
@@ -500,7 +509,11 @@ async function goOn(
   });
 }
 
-/** A DELAY: the next step's message scheduled for `until`, the execution WAITING meanwhile. */
+/**
+ * A DELAY: the next step's message scheduled for `until`. The execution stays RUNNING at the DELAY
+ * step meanwhile (its `wait` says until when): a delay is part of running, and leaving the status
+ * alone keeps the delay to one write of the execution (no index entry or count moves).
+ */
 async function waitThen(
   deps: Deps,
   execution: ExecutionRecord,
@@ -525,8 +538,8 @@ async function waitThen(
   );
   const wait: ExecutionWait = { kind: 'delay', until: until.toISOString(), eventName: null, schedule: name };
   await move(deps, execution, {
-    status: 'WAITING',
-    currentStepId: next ?? step.id,
+    status: 'RUNNING',
+    currentStepId: step.id,
     wait,
     entry: {
       stepId: step.id,

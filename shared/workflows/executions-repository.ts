@@ -1,21 +1,23 @@
 /**
  * Workflow executions as stored. One item per execution (`keys.execution`), listed by status
- * through `executionsByStatus` (its index keys move with its status, in the same write), counted
- * by status in one small item per workflow (`keys.executionCounts`). A contact's entries into a
- * workflow (`keys.workflowEntry`) carry the re-entry rule; WAIT_FOR_EVENT waits are items of the
- * contact's partition (`keys.workflowWait`), so the contact's event finds them with one query of
- * its own partition.
+ * through `executionsByStatus` (a keys-only index: its key moves with the status, in the same
+ * write, and a write that leaves the status alone writes no index entry), counted by status in one
+ * small item per workflow (`keys.executionCounts`). The item holds its ids only in its key and
+ * leaves out what is null, so that an execution of a few steps stays within 1 KB (one write unit a
+ * step). A contact's entries into a workflow (`keys.workflowEntry`) carry the re-entry rule;
+ * WAIT_FOR_EVENT waits are items of the contact's partition (`keys.workflowWait`), so the
+ * contact's event finds them with one query of its own partition.
  *
  * Every move of an execution is one update conditional on its `seq` (the number of moves so far):
  * a step's run, a wait's end and a cancel each move it once, and an attempt that finds `seq` moved
  * on does nothing (`engine.ts`).
  */
 import type { Item, StoreDeps } from '../store/store';
-import { indexEntry, keys } from '../table';
+import { indexEntry, keyAttributes, keys } from '../table';
 import type { Execution, ExecutionHistoryEntry } from './executions';
 import { ACTIVE_STATUSES, type ExecutionStatus } from './model';
 
-/** What an execution waits for while WAITING. */
+/** What an execution waits for: in a DELAY (still RUNNING), or WAITING for an event. */
 export interface ExecutionWait {
   readonly kind: 'delay' | 'event';
   /** When a delay ends, or an event wait times out. */
@@ -45,24 +47,29 @@ export interface ExecutionRecord extends Execution {
 
 export const TERMINAL = (status: ExecutionStatus) => !ACTIVE_STATUSES.includes(status);
 
+/** Attributes an execution's item leaves out when they are null (read back as null). */
+const OMITTED_WHEN_NULL = ['completedAt', 'error', 'wait', 'lease', 'trigger'] as const;
+
 function toItem(r: ExecutionRecord): Item {
-  // No lease is no attribute: `takeLease` tests for its absence.
-  const { lease, ...rest } = r;
-  return {
-    ...keys.execution(r.projectId, r.workflowId, r.id),
-    ...indexEntry('executionsByStatus', keys.executionsIndex(r.projectId, r.workflowId, r.status), sortOf(r)),
+  const { id, projectId, workflowId, ...rest } = r;
+  const item: Item = {
+    ...keys.execution(projectId, workflowId, id),
+    ...indexEntry('executionsByStatus', keys.executionsIndex(projectId, workflowId, r.status), sortOf(r)),
     ...rest,
-    ...(lease === null ? {} : { lease }),
   };
+  // No lease is no attribute: `takeLease` tests for its absence.
+  for (const name of OMITTED_WHEN_NULL) if (item[name] === null) delete item[name];
+  return item;
 }
 
 const sortOf = (r: Pick<ExecutionRecord, 'startedAt' | 'id'>) => `${r.startedAt}#${r.id}`;
 
 function fromItem(item: Item): ExecutionRecord {
+  const ids = keys.executionIds({ pk: item.pk, sk: item.sk });
   return {
-    id: String(item.id),
-    projectId: String(item.projectId),
-    workflowId: String(item.workflowId),
+    id: ids.executionId,
+    projectId: ids.projectId,
+    workflowId: ids.workflowId,
     contactId: String(item.contactId),
     status: item.status as ExecutionStatus,
     currentStepId: (item.currentStepId as string | null) ?? null,
@@ -113,7 +120,9 @@ export async function batchGetExecutions(
 ): Promise<ExecutionRecord[]> {
   if (ids.length === 0) return [];
   const items = await deps.store.batchGet(ids.map((id) => keys.execution(projectId, workflowId, id)));
-  const byId = new Map(items.map((i) => [String(i.id), fromItem(i)]));
+  const byId = new Map(
+    items.map((i) => [keys.executionIds({ pk: i.pk, sk: i.sk }).executionId, fromItem(i)]),
+  );
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -136,56 +145,54 @@ export interface Move {
 
 /**
  * Moves the execution from `from.seq` (and, where asked, while it is one of `statuses`): the move's
- * fields, `seq + 1`, its index entry to the new status, the lease released. False when the
- * execution has moved on (or is in another status): another attempt made this move or another.
+ * fields, `seq + 1`, the lease released and, when the status changes, its index entry moved to
+ * the new status. False when the execution has moved on (or is in another status): another
+ * attempt made this move or another.
  */
 export async function moveExecution(
   deps: StoreDeps,
-  from: Pick<ExecutionRecord, 'projectId' | 'workflowId' | 'id' | 'seq' | 'startedAt'>,
+  from: Pick<ExecutionRecord, 'projectId' | 'workflowId' | 'id' | 'seq' | 'startedAt' | 'status'>,
   move: Move,
   now: Date,
   statuses?: readonly ExecutionStatus[],
 ): Promise<boolean> {
-  const sets = [
-    '#status = :status',
-    'currentStepId = :current',
-    'seq = :next',
-    'updatedAt = :now',
-    '#gpk = :gpk',
-    '#gsk = :gsk',
-  ];
+  const sets = ['#status = :status', 'currentStepId = :current', 'seq = :next', 'updatedAt = :now'];
+  const removes = ['lease'];
   const values: Record<string, unknown> = {
     ':status': move.status,
     ':current': move.currentStepId,
     ':next': from.seq + 1,
     ':seq': from.seq,
     ':now': now.toISOString(),
-    ':gpk': keys.executionsIndex(from.projectId, from.workflowId, move.status),
-    ':gsk': sortOf(from),
   };
-  const names: Record<string, string> = { '#status': 'status', '#gpk': 'gsi1pk', '#gsk': 'gsi1sk' };
+  const names: Record<string, string> = { '#status': 'status' };
+  if (move.status !== from.status) {
+    const index = keyAttributes('executionsByStatus');
+    sets.push('#gpk = :gpk', '#gsk = :gsk');
+    names['#gpk'] = index.partitionKey;
+    names['#gsk'] = index.sortKey;
+    values[':gpk'] = keys.executionsIndex(from.projectId, from.workflowId, move.status);
+    values[':gsk'] = sortOf(from);
+  }
   if (move.entry) {
     sets.push('history = list_append(history, :entry)');
     values[':entry'] = [move.entry];
   }
-  if (move.wait !== undefined) {
-    sets.push('#wait = :wait');
-    names['#wait'] = 'wait';
-    values[':wait'] = move.wait;
-  }
-  if (move.completedAt !== undefined) {
-    sets.push('completedAt = :completedAt');
-    values[':completedAt'] = move.completedAt;
-  }
-  if (move.error !== undefined) {
-    sets.push('#error = :error');
-    names['#error'] = 'error';
-    values[':error'] = move.error;
-  }
-  if (move.context !== undefined) {
-    sets.push('#context = :context');
-    names['#context'] = 'context';
-    values[':context'] = move.context;
+  // Null is no attribute (`toItem`).
+  const optional = {
+    wait: move.wait,
+    completedAt: move.completedAt,
+    error: move.error,
+    context: move.context,
+  };
+  for (const [name, value] of Object.entries(optional)) {
+    if (value === undefined) continue;
+    names[`#${name}`] = name;
+    if (value === null) removes.push(`#${name}`);
+    else {
+      sets.push(`#${name} = :${name}`);
+      values[`:${name}`] = value;
+    }
   }
   let condition = 'seq = :seq';
   if (statuses) {
@@ -198,7 +205,7 @@ export async function moveExecution(
   const { pk, sk } = keys.execution(from.projectId, from.workflowId, from.id);
   return deps.store.writeIf({
     update: { pk, sk },
-    expression: `SET ${sets.join(', ')} REMOVE lease`,
+    expression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
     names,
     values,
     if: condition,
@@ -263,8 +270,9 @@ export async function readCounts(
 }
 
 /**
- * Up to `limit` of a workflow's executions of `status`, newest first, read from the index (whose
- * entries hold the whole item, eventually consistent), after skipping `skip` of them.
+ * Up to `limit` of a workflow's executions of `status`, newest first, after skipping `skip` of
+ * them: their keys from the index (eventually consistent), then the items by key. An execution
+ * whose item has already moved to another status is left out.
  */
 export async function executionsByStatus(
   deps: StoreDeps,
@@ -273,18 +281,19 @@ export async function executionsByStatus(
   status: ExecutionStatus,
   options: { readonly limit: number; readonly skip?: number },
 ): Promise<ExecutionRecord[]> {
-  const out: ExecutionRecord[] = [];
+  const ids: string[] = [];
   const wanted = (options.skip ?? 0) + options.limit;
   let cursor = '';
   do {
     const page = await deps.store.query(
       { index: 'executionsByStatus', partition: keys.executionsIndex(projectId, workflowId, status) },
-      { limit: Math.min(wanted - out.length, 100), forward: false, ...(cursor ? { cursor } : {}) },
+      { limit: Math.min(wanted - ids.length, 100), forward: false, ...(cursor ? { cursor } : {}) },
     );
-    out.push(...page.items.map(fromItem));
+    ids.push(...page.items.map((key) => keys.executionIds({ pk: key.pk, sk: key.sk }).executionId));
     cursor = page.cursor;
-  } while (cursor && out.length < wanted);
-  return out.slice(options.skip ?? 0, wanted);
+  } while (cursor && ids.length < wanted);
+  const records = await batchGetExecutions(deps, projectId, workflowId, ids.slice(options.skip ?? 0, wanted));
+  return records.filter((r) => r.status === status);
 }
 
 /** A contact's entries into one workflow: the execution active now, if any, and the last one. */

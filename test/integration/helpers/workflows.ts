@@ -122,6 +122,30 @@ export async function executionIn(p: Api, workflowId: string, executionId: strin
   );
 }
 
+/** Whether the execution is in a DELAY: still RUNNING, at the DELAY step, which it has recorded. */
+export function inDelay(x: Json): boolean {
+  const latest = (x.history as Json[] | undefined)?.at(-1);
+  return (
+    x.status === 'RUNNING' &&
+    latest?.type === 'DELAY' &&
+    latest.stepId === x.currentStepId &&
+    String(latest.result).startsWith('delayed until')
+  );
+}
+
+/** The execution once it is in a DELAY (`inDelay`). */
+export async function executionDelayed(p: Api, workflowId: string, executionId: string) {
+  let last: Json | undefined;
+  return pollUntil(
+    `execution ${executionId} in its delay`,
+    async () => {
+      last = await execution(p, workflowId, executionId);
+      return inDelay(last) ? last : undefined;
+    },
+    { timeoutMs: 20_000, last: () => last },
+  );
+}
+
 export interface ReceivedCall {
   readonly method: string;
   readonly url: string;

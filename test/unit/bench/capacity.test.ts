@@ -72,6 +72,32 @@ describe('chargeWrite (hand-computed bills)', () => {
     expect(total(chargeWrite({ ...inOne, blob: 'x'.repeat(1500) }, inOne))).toBe(4);
   });
 
+  it('a KEYS_ONLY index is written only when the item enters, leaves or moves in it, at its keys size', () => {
+    const keysOnly = [
+      { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
+    ] as const;
+    const run = {
+      pk: 'P#1#WFX#w',
+      sk: 'X#e',
+      gsi3pk: 'P#1#WFX#w#RUNNING',
+      gsi3sk: '1#e',
+      blob: 'x'.repeat(1500),
+    };
+    // Entering: the 2 KB item costs 2, its keys-only entry 1.
+    expect(chargeWrite(undefined, run, keysOnly)).toEqual({
+      table: 2,
+      indexes: [{ index: 'gsi3', op: 'put', units: 1 }],
+    });
+    // Any other attribute changing: no index write.
+    expect(chargeWrite(run, { ...run, blob: 'y'.repeat(1500), step: 2 }, keysOnly).indexes).toEqual([]);
+    // The status (index key) changing: a delete and a put of the small entry.
+    expect(chargeWrite(run, { ...run, gsi3pk: 'P#1#WFX#w#COMPLETED' }, keysOnly).indexes).toEqual([
+      { index: 'gsi3', op: 'move', units: 2 },
+    ]);
+    const { gsi3pk: _p, gsi3sk: _s, ...out } = run;
+    expect(chargeWrite(run, out, keysOnly).indexes).toEqual([{ index: 'gsi3', op: 'delete', units: 1 }]);
+  });
+
   it('sizes items as DynamoDB does: names plus values', () => {
     expect(itemBytes({ pk: 'ab', n: 12345, b: true, m: { k: 'v' }, l: ['x'] })).toBe(
       2 + 2 + (1 + 4) + (1 + 1) + (1 + 3 + 1 + 1 + 1) + (1 + 3 + 1 + 1),
