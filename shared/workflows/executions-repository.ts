@@ -421,3 +421,68 @@ export async function waitsFor(
   }
   return out;
 }
+
+/** What deleting a stored execution needs of it (`purge.ts`): its id, contact and event wait. */
+export interface StoredExecutionRef {
+  readonly executionId: string;
+  readonly contactId: string;
+  /** The event it waits for, when it still waits for one (its WFWAIT item, keyed by that name). */
+  readonly waitingFor: string | null;
+}
+
+/**
+ * The first `limit` execution items of a workflow's partition, in key order (the counts item is
+ * not one of them). Consistent, so that an item just deleted is not read again.
+ */
+export async function firstExecutionRefs(
+  deps: StoreDeps,
+  projectId: string,
+  workflowId: string,
+  limit: number,
+): Promise<StoredExecutionRef[]> {
+  // The key of an empty execution id is the prefix every execution's key shares.
+  const { pk, sk } = keys.execution(projectId, workflowId, '');
+  const page = await deps.store.query(
+    {
+      partition: pk,
+      sort: { beginsWith: sk },
+      consistent: true,
+      attributes: ['pk', 'sk', 'contactId', 'wait'],
+    },
+    { limit },
+  );
+  return page.items.map((item) => {
+    const wait = item.wait as ExecutionWait | undefined;
+    return {
+      executionId: keys.executionIds({ pk: item.pk, sk: item.sk }).executionId,
+      contactId: String(item.contactId),
+      waitingFor: wait?.kind === 'event' && wait.eventName ? wait.eventName : null,
+    };
+  });
+}
+
+/**
+ * Deletes the executions and what they keep in their contacts' partitions: the entries and waits
+ * first, then the executions, so that a crash between the two leaves the executions that lead to
+ * what is left. A contact's one entry may be shared by several executions: each key goes once
+ * (a batch refuses a key twice). Deleting what is already gone is no error.
+ */
+export async function deleteExecutions(
+  deps: StoreDeps,
+  projectId: string,
+  workflowId: string,
+  refs: readonly StoredExecutionRef[],
+): Promise<void> {
+  const contacts = [...new Set(refs.map((r) => r.contactId))];
+  await deps.store.batchDelete([
+    ...contacts.map((c) => keys.workflowEntry(projectId, c, workflowId)),
+    ...refs.flatMap((r) =>
+      r.waitingFor === null ? [] : [keys.workflowWait(projectId, r.contactId, r.waitingFor, r.executionId)],
+    ),
+  ]);
+  await deps.store.batchDelete(refs.map((r) => keys.execution(projectId, workflowId, r.executionId)));
+}
+
+export async function deleteCounts(deps: StoreDeps, projectId: string, workflowId: string): Promise<void> {
+  await deps.store.write({ delete: keys.executionCounts(projectId, workflowId) });
+}

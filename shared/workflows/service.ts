@@ -33,6 +33,7 @@ import {
 } from './graph';
 import { refreshInterest } from './interest';
 import type { Step, Transition, Workflow, WorkflowRecord } from './model';
+import { queuePurge } from './purge';
 import {
   deleteWorkflowItem,
   getWorkflowRecord,
@@ -55,7 +56,7 @@ import {
   parseStepConfig,
 } from './schemas';
 
-export type WorkflowDeps = Pick<Deps, 'store' | 'clock' | 'ids'>;
+export type WorkflowDeps = Pick<Deps, 'store' | 'clock' | 'ids' | 'queue'>;
 
 /** Attempts of a read-modify-write before the request gives up (409 WORKFLOW_BUSY). */
 const MAX_ATTEMPTS = 5;
@@ -285,7 +286,16 @@ export async function patchWorkflow(
   });
 }
 
-/** `DELETE /workflows/{id}`: 409 while executions are active; the workflow's interest goes with it. */
+/**
+ * `DELETE /workflows/{id}`: 409 while executions are active; the workflow's interest goes with it,
+ * and its executions and the contacts' entries into it go in the background (`purge.ts`).
+ *
+ * The purge is queued before the definition is deleted, not after: a crash between the two then
+ * leaves a purge whose workflow still exists, which does nothing (the job purges only once the
+ * definition is gone, and gives up after a few looks), instead of a deleted workflow whose
+ * executions no job will ever delete. An attempt that loses to a change queues a purge of a
+ * version that is never deleted, which the job drops too.
+ */
 export async function deleteWorkflow(
   deps: WorkflowDeps,
   projectId: string,
@@ -295,6 +305,7 @@ export async function deleteWorkflow(
     await backoff(attempt);
     const current = await requireWorkflow(deps, projectId, workflowId, { consistent: true });
     if (await hasActiveExecutions(deps, projectId, workflowId)) throw hasActive(workflowId);
+    await queuePurge(deps, projectId, workflowId, current.version);
     if (await deleteWorkflowItem(deps, projectId, workflowId, current.version)) {
       await refreshInterest(deps, projectId, workflowId, null);
       return;

@@ -82,6 +82,8 @@ function memoryDeps(beforeWrite?: (items: Map<string, Item>, write: Write) => vo
     store: storeOver(requests),
     clock: { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, n++)) },
     ids: { uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` },
+    // A delete queues the purge of the workflow's executions (shared/workflows/purge.ts).
+    queue: { send: async () => {} },
   } as unknown as Deps;
   return { deps, items };
 }
