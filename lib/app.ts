@@ -33,6 +33,8 @@ export function addSesameStacks(
     manifest: options.manifest,
     apiThrottle: { rateLimit: config.apiRateLimit, burstLimit: config.apiBurstLimit },
     publicBaseUrl: config.publicBaseUrl,
+    signupEnabled: config.signupEnabled,
+    systemFrom: config.systemFrom,
     tags,
   });
   return { stateful, stateless };

@@ -20,6 +20,14 @@ export const stageConfigSchema = z.object({
   apiRateLimit: z.coerce.number().int().positive().default(50),
   /** Burst of requests per second the API accepts above the steady rate. */
   apiBurstLimit: z.coerce.number().int().positive().default(100),
+  /**
+   * Open signup (`POST /auth/signup`) to anyone who can reach the API. Off by default: an open
+   * signup lends the account's SES reputation to strangers; the first owner is created by the
+   * command the README names.
+   */
+  signupEnabled: contextBoolean.default(false),
+  /** Sender of Sesame's own mails (email verification, password reset), on a verified domain. */
+  systemFrom: z.email().optional(),
   /** Public base URL for links in emails, when a custom domain fronts the API; default the API URL. */
   publicBaseUrl: z.url({ protocol: /^https$/ }).optional(),
   /**

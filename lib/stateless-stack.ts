@@ -60,6 +60,10 @@ export interface StatelessStackProps extends StackProps {
    * @default the API's own `https://<api-id>.execute-api.<region>.<suffix>` URL
    */
   readonly publicBaseUrl?: string;
+  /** Open signup (SIGNUP_ENABLED of the functions that use `accounts`). @default false */
+  readonly signupEnabled?: boolean;
+  /** Sender of Sesame's own mails (SYSTEM_FROM). @default none: those mails are not sent */
+  readonly systemFrom?: string;
 }
 
 /**
@@ -78,6 +82,10 @@ export class StatelessStack extends Stack {
   private readonly stateful: StatefulResources;
   private readonly logRetention: RetentionDays;
   private publicBaseUrl = '';
+  private accounts: { signupEnabled: boolean; systemFrom: string | undefined } = {
+    signupEnabled: false,
+    systemFrom: undefined,
+  };
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -113,6 +121,7 @@ export class StatelessStack extends Stack {
         : {}),
     });
     // Links in emails point here; the API id is known before any function exists (no cycle).
+    this.accounts = { signupEnabled: props.signupEnabled ?? false, systemFrom: props.systemFrom };
     this.publicBaseUrl =
       props.publicBaseUrl?.replace(/\/+$/, '') ??
       `https://${this.api.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
@@ -325,6 +334,11 @@ export class StatelessStack extends Stack {
       // Reading received mail, when the deployment receives any (`inboundDomain`); otherwise the
       // use has nothing to bind, and the port says so if it is called (shared/composition/aws.ts).
       'inbound-mail': () => inboundMail?.bindReader(fn),
+      // Settings only, no right.
+      accounts: () => {
+        fn.addEnvironment('SIGNUP_ENABLED', String(this.accounts.signupEnabled));
+        if (this.accounts.systemFrom) fn.addEnvironment('SYSTEM_FROM', this.accounts.systemFrom);
+      },
     };
     for (const use of declared) binders[use]?.();
   }

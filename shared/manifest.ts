@@ -16,11 +16,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call a route: the authenticator the HTTP stack applies to it (shared/http/auth), here a
- * secret key (`sk_`), a public key (`pk_`, only `/v1/track`), or nobody in particular (`none`).
+ * secret key (`sk_`), a public key (`pk_`, only `/v1/track`), a signed-in user's session cookie
+ * (`session`: the user routes, `/users/@me...`), or nobody in particular (`none`).
  * A new kind (a session cookie, a signed webhook) is one more name here, one more authenticator
  * in `routeAuthenticators` and its entry in `authUses`.
  */
-export type RouteAuth = 'secret' | 'public' | 'none';
+export type RouteAuth = 'secret' | 'public' | 'session' | 'none';
 
 /**
  * What a function uses of the outside world. Each use names ports of the handlers' `deps`
@@ -61,6 +62,10 @@ export type RouteAuth = 'secret' | 'public' | 'none';
  *   that receives mail (`-c inboundDomain=...`, lib/constructs/inbound-mail.ts); in one that does
  *   not, the use grants and sets nothing, and the port fails clearly if called.
  *
+ * - `accounts`: the account settings of the deployment, with no right on anything: whether signup
+ *   is open (`deps.config.signupEnabled`, SIGNUP_ENABLED) and the sender of Sesame's own mails
+ *   (`deps.config.systemFrom`, SYSTEM_FROM: email verification and password reset).
+ *
  * Every function gets the table's name, which the environment schema requires (it grants nothing).
  */
 export type PortUse =
@@ -77,7 +82,8 @@ export type PortUse =
   | 'sign-links'
   | 'feature-flags'
   | 'receive-sns'
-  | 'inbound-mail';
+  | 'inbound-mail'
+  | 'accounts';
 
 /**
  * What authenticating a request of each route kind uses (shared/http/auth), together with the
@@ -88,6 +94,9 @@ export const authUses: Readonly<Record<RouteAuth, readonly PortUse[]>> = {
   // The key and its project are read; the rate-limit window is an UpdateItem.
   secret: ['table:read', 'table:write'],
   public: ['table:read', 'table:write'],
+  // The session's JWT is checked with a key derived from the link-signing secret, then its
+  // revocation item read; the user's rate-limit window is an UpdateItem.
+  session: ['table:read', 'table:write', 'sign-links'],
   none: [],
 };
 
@@ -379,8 +388,28 @@ const manifestData = {
       handler: 'functions/http/config/index.ts',
       memoryMb: 256,
       // Open routes only, and the 404s and CORS preflights of `$default`: no store, no key.
-      uses: ['feature-flags'],
+      uses: ['feature-flags', 'accounts'],
       routes: [{ method: 'GET', path: '/config', auth: 'none' }],
+    },
+    {
+      // People: signup, login and logout, the mailed verification and reset tokens, and the
+      // signed-in user's own routes. Account mails go out through the mailer as Sesame's own
+      // (SYSTEM_FROM); tokens and sessions are signed with keys derived from the link secret.
+      name: 'accounts',
+      handler: 'functions/http/accounts/index.ts',
+      uses: ['table:read', 'table:write', 'mailer', 'sign-links', 'accounts'],
+      routes: [
+        { method: 'POST', path: '/auth/signup', auth: 'none' },
+        { method: 'POST', path: '/auth/login', auth: 'none' },
+        { method: 'GET', path: '/auth/logout', auth: 'none' },
+        { method: 'GET', path: '/auth/oauth-config', auth: 'none' },
+        { method: 'POST', path: '/auth/verify-email', auth: 'none' },
+        { method: 'POST', path: '/auth/request-verification', auth: 'none' },
+        { method: 'POST', path: '/auth/request-password-reset', auth: 'none' },
+        { method: 'POST', path: '/auth/reset-password', auth: 'none' },
+        { method: 'GET', path: '/users/@me', auth: 'session' },
+        { method: 'GET', path: '/users/@me/projects', auth: 'session' },
+      ],
     },
     {
       // SNS HTTPS deliveries of the SES event topic, the alternative to the topic's SQS

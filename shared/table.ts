@@ -70,6 +70,16 @@
  * - bulk jobs: by id (status, ids, counts, failures) -> pk P#<pid>#BULK#<jobId>, sk #JOB (TTL)
  * - idempotency keys -> pk P#<pid>#IDEM#<scope>#<key>, sk #IDEM (TTL)
  * - rate-limit windows -> pk P#<pid>#RATE#<window>, sk #RATE (TTL)
+ *
+ * Accounts (exceptions: a person is not inside one project; only shared/accounts reads these, and
+ * a user reaches a project's data only through a membership item):
+ * - user: by id -> pk USER#<uid>, sk #USER; by email (unique claim) -> pk USEREMAIL#<lower email>,
+ *   sk #CLAIM
+ * - sessions of a user (revocation) -> pk USER#<uid>, sk SESSION#<sid> (TTL)
+ * - one-time tokens of a user (verification, password reset) -> pk USER#<uid>, sk TOKEN#<jti> (TTL)
+ * - failed logins of an email address in the current window -> pk LOGINFAIL#<lower email>, sk #FAILS (TTL)
+ * - a user's rate-limit windows -> pk USER#<uid>#RATE#<window>, sk #RATE (TTL)
+ * - membership: by project -> pk P#<pid>, sk MEMBER#<uid>; by user -> pk USER#<uid>, sk PROJECT#<pid>
  */
 
 export interface IndexDef {
@@ -286,4 +296,22 @@ export const keys = {
     sk: '#IDEM',
   }),
   rateWindow: (projectId: string, window: number) => ({ pk: `${P(projectId)}#RATE#${window}`, sk: '#RATE' }),
+  // Accounts (shared/accounts): people sit above projects, so these keys start with the user.
+  user: (userId: string) => ({ pk: `USER#${userId}`, sk: '#USER' }),
+  /** A user's email, unique across the deployment (case-insensitive): holds the user id. */
+  userEmail: (email: string) => ({ pk: `USEREMAIL#${email.toLowerCase()}`, sk: '#CLAIM' }),
+  userSession: (userId: string, sessionId: string) => ({ pk: `USER#${userId}`, sk: `SESSION#${sessionId}` }),
+  userSessionPrefix: 'SESSION#',
+  userPartition: (userId: string) => `USER#${userId}`,
+  /** A mailed one-time token (verification, reset): deleted when used, so it works once. */
+  userToken: (userId: string, tokenId: string) => ({ pk: `USER#${userId}`, sk: `TOKEN#${tokenId}` }),
+  /** Failed logins of one email address in the current window (TTL). */
+  loginFailures: (email: string) => ({ pk: `LOGINFAIL#${email.toLowerCase()}`, sk: '#FAILS' }),
+  /** A signed-in user's rate-limit window on the user routes (TTL). */
+  userRateWindow: (userId: string, window: number) => ({ pk: `USER#${userId}#RATE#${window}`, sk: '#RATE' }),
+  /** A project's member, by project (the project's side of the membership). */
+  member: (projectId: string, userId: string) => ({ pk: P(projectId), sk: `MEMBER#${userId}` }),
+  /** A user's project, by user (the user's side of the membership: their project list). */
+  userProject: (userId: string, projectId: string) => ({ pk: `USER#${userId}`, sk: `PROJECT#${projectId}` }),
+  userProjectPrefix: 'PROJECT#',
 } as const;

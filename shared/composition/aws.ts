@@ -172,6 +172,7 @@ export const portsOfUse: Readonly<Record<PortUse, readonly AwsPort[]>> = {
   'check-sender-domains': ['emailIdentities'],
   'sign-links': ['linkSigningSecret'],
   'feature-flags': [],
+  accounts: [],
   'receive-sns': ['snsEndpoints'],
   'inbound-mail': ['inboundMail'],
 };

@@ -76,7 +76,7 @@ export const LOCAL_SES_EVENTS_TOPIC_ARN = `arn:aws:sns:${LOCAL_REGION}:${LOCAL_A
 
 /**
  * The environment with the local defaults: the table `sesame`, an upload bucket (uploads are
- * stored locally), and a link-signing key kept in the data folder unless LINK_SIGNING_SECRET is
+ * stored locally), signup open with account mails from `sesame@sesame.localhost`, and a link-signing key kept in the data folder unless LINK_SIGNING_SECRET is
  * set. Image uploads are always on (the runtime stores and serves them itself). The SES event
  * topic (`POST /webhooks/sns`) is SES_EVENTS_TOPIC_ARN, else `LOCAL_SES_EVENTS_TOPIC_ARN`. The
  * zone file is `dnsFile`, else SESAME_DNS_FILE. Fails fast as `parseEnv` does.
@@ -88,6 +88,9 @@ export function parseLocalSettings(
   const env = parseEnv({
     TABLE_NAME: 'sesame',
     UPLOAD_BUCKET: 'sesame-local-uploads',
+    // Locally anyone may sign up, and account mails land in the mail sink.
+    SIGNUP_ENABLED: 'true',
+    SYSTEM_FROM: 'sesame@sesame.localhost',
     ...source,
     LINK_SIGNING_SECRET: source.LINK_SIGNING_SECRET ?? localLinkSigningSecret(options.dataDir),
   });

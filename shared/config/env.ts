@@ -57,7 +57,13 @@ export const envSchema = z.object({
   SES_MAX_SEND_RATE: z.optional(z.coerce.number().check(z.positive())),
   /** Stripe secret key; billing is off without it. */
   STRIPE_SECRET_KEY: z.optional(z.string().check(z.minLength(1))),
+  /** Whether anyone may sign up (`POST /auth/signup`): off unless set (on in the local runtime). */
   SIGNUP_ENABLED: bool,
+  /**
+   * The address Sesame's own mails come from (email verification, password reset), on a domain
+   * the deployment's SES account may send from. Unset, those mails are not sent (and logged).
+   */
+  SYSTEM_FROM: z.optional(z.email()),
   UPLOAD_BUCKET: z.optional(z.string().check(z.minLength(1))),
   /**
    * The bucket uploaded images are stored in (`POST /uploads/image`). With IMAGE_BASE_URL it turns
@@ -111,6 +117,8 @@ export interface AppConfig {
   readonly sesMaxSendRate: number | undefined;
   readonly billingEnabled: boolean;
   readonly signupEnabled: boolean;
+  /** See SYSTEM_FROM. */
+  readonly systemFrom: string | undefined;
   /** Image uploads are configured: on AWS IMAGE_BUCKET and IMAGE_BASE_URL are set; locally always. */
   readonly storageEnabled: boolean;
   /**
@@ -139,6 +147,7 @@ export function toAppConfig(env: Env): AppConfig {
     sesMaxSendRate: env.SES_MAX_SEND_RATE,
     billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
+    systemFrom: env.SYSTEM_FROM,
     storageEnabled: env.IMAGE_BUCKET !== undefined && env.IMAGE_BASE_URL !== undefined,
     linkSigningSecret: literalSecret(env.LINK_SIGNING_SECRET),
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),

@@ -6,7 +6,7 @@
 import { AppError } from '../errors';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
-import { countInRateWindow } from './repository';
+import { countInRateWindow, type RateScope } from './repository';
 
 export interface RateLimitState {
   readonly limit: number;
@@ -21,16 +21,21 @@ export const rateLimitHeaders = (s: RateLimitState): Record<string, string> => (
   'ratelimit-reset': String(s.reset),
 });
 
-/** Counts the request; throws 429 RATE_LIMIT_EXCEEDED past the limit. */
+/** Counts the request (a string scope is a project id); throws 429 RATE_LIMIT_EXCEEDED past the limit. */
 export async function consumeRateLimit(
   deps: StoreDeps & Pick<Deps, 'clock' | 'config'>,
-  projectId: string,
+  scope: string | RateScope,
 ): Promise<RateLimitState> {
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / 60_000);
   const reset = Math.max(1, Math.ceil(((window + 1) * 60_000 - nowMs) / 1000));
   const limit = deps.config.rateLimitPerMinute;
-  const count = await countInRateWindow(deps, projectId, window, (window + 2) * 60);
+  const count = await countInRateWindow(
+    deps,
+    typeof scope === 'string' ? { projectId: scope } : scope,
+    window,
+    (window + 2) * 60,
+  );
   const state: RateLimitState = { limit, remaining: Math.max(0, limit - count), reset };
   if (count > limit) {
     throw new AppError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit of ${limit} requests per minute exceeded`, {

@@ -142,14 +142,20 @@ export function giveUpIdempotencyLease(deps: StoreDeps, ref: IdempotencyRef, lea
  * Counts one request in the project's window (`window`: minutes since the epoch), kept until
  * `expiresAt` (epoch seconds, for TTL): one atomic update, no read. Answers the window's count.
  */
+/** Whose requests a rate-limit window counts: a project's (API keys), or a signed-in user's on the user routes. */
+export type RateScope = { readonly projectId: string } | { readonly userId: string };
+
 export async function countInRateWindow(
   deps: StoreDeps,
-  projectId: string,
+  scope: RateScope,
   window: number,
   expiresAt: number,
 ): Promise<number> {
   const updated = await deps.store.write({
-    update: keys.rateWindow(projectId, window),
+    update:
+      'userId' in scope
+        ? keys.userRateWindow(scope.userId, window)
+        : keys.rateWindow(scope.projectId, window),
     expression: 'ADD #count :one SET expiresAt = if_not_exists(expiresAt, :exp)',
     names: { '#count': 'count' },
     values: { ':one': 1, ':exp': expiresAt },

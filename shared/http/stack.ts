@@ -16,6 +16,7 @@ import { AppError, badRequest, invalidApiKey } from '../errors';
 import { manifest, pathParamNames, type RouteAuth, type RouteGroupDef, routeKey } from '../manifest';
 import type { Deps } from '../ports';
 import { type Authenticators, type Principal, routeAuthenticators } from './auth';
+import { authenticateSession, notSignedIn, type SessionPrincipal } from './auth/session';
 import { isPreflight, preflightHeaders } from './cors';
 import { declaredDeps } from './ports';
 import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
@@ -74,7 +75,21 @@ export interface OpenRouteImpl {
   readonly handler: (req: ApiRequest) => Promise<HttpResult>;
 }
 
-export type AnyRouteImpl = RouteImpl | OpenRouteImpl;
+/** The request of a user route (`auth: 'session'`): the signed-in user, no project. */
+export interface SessionRequest<Params = PathParams> extends ApiRequest<Params> {
+  readonly session: SessionPrincipal;
+}
+
+/** A user route (`auth: 'session'`). */
+export interface SessionRouteImpl {
+  readonly method: string;
+  readonly path: string;
+  readonly auth: 'session';
+  readonly params?: z.ZodMiniType;
+  readonly handler: (req: SessionRequest) => Promise<HttpResult>;
+}
+
+export type AnyRouteImpl = RouteImpl | OpenRouteImpl | SessionRouteImpl;
 
 /** A route whose path parameters `params` parses; `req.params` is the schema's output. */
 export function route<S extends z.ZodMiniType<PathParams>>(def: {
@@ -102,6 +117,7 @@ interface State {
   body: unknown;
   rawBody: Buffer | undefined;
   principal?: Principal;
+  session?: SessionPrincipal;
   rateLimit?: RateLimitState;
 }
 
@@ -161,6 +177,11 @@ export function httpGroup(
         const raw = { ...(event.pathParameters ?? {}) };
         const req = toRequest(event, r.params ? parse(r.params, raw) : raw);
         if (isOpen(r)) return r.handler(req);
+        if (isSession(r)) {
+          const session = stateOf(event).session;
+          if (!session) throw notSignedIn();
+          return r.handler({ ...req, session });
+        }
         // Only a request API Gateway routed elsewhere (`$default`) reaches a keyed route unchecked.
         const principal = stateOf(event).principal;
         if (!principal) throw invalidApiKey();
@@ -214,6 +235,10 @@ export function httpGroup(
       const auth = authByRoute.get(event.routeKey) ?? 'none';
       if (auth === 'none') return;
       const s = stateOf(event);
+      if (auth === 'session') {
+        s.session = await authenticateSession(scoped, { cookies: event.cookies ?? [] });
+        return;
+      }
       s.principal = await authenticators[auth].authenticate({
         headers: event.headers,
         cookies: event.cookies ?? [],
@@ -228,6 +253,7 @@ export function httpGroup(
     before: async (request) => {
       const s = stateOf(request.event);
       if (s.principal) s.rateLimit = await consumeRateLimit(scoped, s.principal.projectId);
+      else if (s.session) s.rateLimit = await consumeRateLimit(scoped, { userId: s.session.userId });
     },
   };
 
@@ -261,6 +287,7 @@ export function httpGroup(
 }
 
 const isOpen = (r: AnyRouteImpl): r is OpenRouteImpl => 'auth' in r && r.auth === 'none';
+const isSession = (r: AnyRouteImpl): r is SessionRouteImpl => 'auth' in r && r.auth === 'session';
 
 /**
  * Checks the implementations against the manifest group (every route implemented is named
@@ -273,6 +300,8 @@ function checkRoutes(group: RouteGroupDef, impls: readonly AnyRouteImpl[]): Map<
     const key = routeKey({ method: r.method as 'GET', path: r.path });
     const auth = authByRoute.get(key);
     if (!auth) throw new Error(`Route ${key} is implemented but not in the manifest group ${group.name}`);
+    if ((auth === 'session') !== isSession(r))
+      throw new Error(`Route ${key} is ${auth} in the manifest, but its implementation does not match`);
     if ((auth === 'none') !== isOpen(r)) {
       throw new Error(
         `Route ${key} is ${auth === 'none' ? 'open' : `authenticated (${auth})`} in the manifest, but its implementation ${isOpen(r) ? 'is open' : 'expects a caller'}`,

@@ -12,17 +12,34 @@ describe('stage configuration', () => {
       deletionProtection: true,
       apiRateLimit: 50,
       apiBurstLimit: 100,
+      // Signup closed unless asked for: an open one lends the account's SES reputation to strangers.
+      signupEnabled: false,
     });
   });
 
   it('reads -c values, which arrive as strings', () => {
     expect(
-      fromContext({ stage: 'prod', deletionProtection: 'false', apiRateLimit: '200', apiBurstLimit: '400' }),
-    ).toEqual({ stage: 'prod', deletionProtection: false, apiRateLimit: 200, apiBurstLimit: 400 });
+      fromContext({
+        stage: 'prod',
+        deletionProtection: 'false',
+        apiRateLimit: '200',
+        apiBurstLimit: '400',
+        signupEnabled: 'true',
+        systemFrom: 'sesame@mail.example.org',
+      }),
+    ).toEqual({
+      stage: 'prod',
+      deletionProtection: false,
+      apiRateLimit: 200,
+      apiBurstLimit: 400,
+      signupEnabled: true,
+      systemFrom: 'sesame@mail.example.org',
+    });
   });
 
   it('rejects what would make invalid names, listing every problem', () => {
     expect(() => fromContext({ stage: 'Prod_1', apiRateLimit: '-1' })).toThrow(/stage: .*; apiRateLimit: /);
+    expect(() => fromContext({ systemFrom: 'not an address' })).toThrow(/systemFrom: /);
   });
 });
 

@@ -88,7 +88,7 @@ describe('link-signing key', () => {
     const granted = signers();
     // The public group signs links (/v1/send) and checks them (the subscription pages); the
     // campaigns group signs them in test sends, and the jobs worker in campaign fan-outs.
-    expect([...granted].sort()).toEqual(['HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
+    expect([...granted].sort()).toEqual(['HttpAccounts', 'HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
     // The variable CDK sets is the one the runtime's environment schema reads.
     expect(Object.keys(envSchema.shape)).toContain(LINK_SIGNING_SECRET_PARAMETER_VAR);
     const readers = new Set<string>();

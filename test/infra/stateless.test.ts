@@ -56,6 +56,7 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
   'check-sender-domains': [...SES_IDENTITY_READ_ACTIONS],
   'sign-links': ['ssm:GetParameter'],
   'feature-flags': [],
+  accounts: [],
   // HTTPS requests to SNS's own hosts; no AWS right.
   'receive-sns': [],
   // Reading the inbound bucket exists only in a deployment that receives mail (`inboundDomain`);
@@ -85,6 +86,8 @@ const environmentOfUse: Record<PortUse, readonly string[]> = {
   'sign-links': ['PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET_PARAMETER'],
   // `storage.enabled` of GET /config: image uploads are configured.
   'feature-flags': ['IMAGE_BUCKET', 'IMAGE_BASE_URL'],
+  // SYSTEM_FROM only when the deployment names one (`systemFrom`; not in this file's).
+  accounts: ['SIGNUP_ENABLED'],
   'receive-sns': ['SES_EVENTS_TOPIC_ARN'],
   // INBOUND_BUCKET, only with `inboundDomain` (see actionsOfUse).
   'inbound-mail': [],
@@ -111,6 +114,7 @@ function sampleValue(name: string): string {
     LINK_SIGNING_SECRET_PARAMETER: '/sesame/test/link-signing-secret',
     SES_CONFIGURATION_SET: 'ConfigurationSet-abc',
     SES_EVENTS_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:ses-events',
+    SIGNUP_ENABLED: 'false',
   };
   const value = values[name];
   if (value === undefined) throw new Error(`no sample value for ${name}`);
@@ -516,9 +520,9 @@ describe('IAM', () => {
         [...authorizer].filter((a) => a.startsWith(prefix)),
         prefix,
       ).toEqual([]);
-    // Only the functions that send mail may: /v1/send, campaign test sends and fan-outs.
+    // Only the functions that send mail may: /v1/send, campaign test sends and fan-outs, account mails.
     const senders = [...stateless.functions.keys()].filter((id) => actionsOf(id).has('ses:SendRawEmail'));
-    expect([...senders].sort()).toEqual(['HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
+    expect([...senders].sort()).toEqual(['HttpAccounts', 'HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
   });
 
   it('scopes sender-domain rights to SES identities and UPSERTs of the records Sesame publishes', () => {
@@ -564,11 +568,12 @@ describe('IAM', () => {
       ],
     };
     const send = statements.filter(({ actions }) => actions.includes('ses:SendRawEmail'));
-    expect(send.length).toBe(3);
+    expect(send.length).toBe(4);
     for (const { statement } of send) expect(statement.Resource).toEqual([identities, configurationSet]);
     const wildcard = statements.filter(({ statement }) => statement.Resource === '*');
     expect(wildcard.map(({ actions }) => actions.join()).sort()).toEqual([
       'route53:ListHostedZonesByName',
+      'ses:GetAccount',
       'ses:GetAccount',
       'ses:GetAccount',
       'ses:GetAccount',

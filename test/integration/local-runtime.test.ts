@@ -23,11 +23,11 @@ describe('local runtime with the real handlers', () => {
   it('answers GET /config without a key: exactly the fields decisions.md names, true to the runtime', async () => {
     const res = await rt.api('GET', '/config', { key: null });
     expect(res.status).toBe(200);
-    // No OAuth, signup off by default, no Stripe key, images stored and served by the runtime,
+    // No OAuth, signup on (the local runtime's default), no Stripe key, images stored and served by the runtime,
     // no SMTP relay, the package's version.
     expect(res.body).toEqual({
       oauthProviders: [],
-      signupEnabled: false,
+      signupEnabled: true,
       billing: { enabled: false },
       storage: { enabled: true },
       smtp: { enabled: false },

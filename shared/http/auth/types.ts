@@ -1,8 +1,11 @@
 /** The authenticator interface (see ./index.ts). */
 import type { RouteAuth } from '../../manifest';
 
-/** Route kinds that identify their caller (every kind but `none`). */
-export type AuthKind = Exclude<RouteAuth, 'none'>;
+/**
+ * Route kinds whose caller acts for a project (every kind but `none` and `session`, whose caller
+ * is a signed-in user: shared/http/auth/session.ts).
+ */
+export type AuthKind = Exclude<RouteAuth, 'none' | 'session'>;
 
 /** What an authenticator may look at: the request as the stack has read it. */
 export interface AuthInput {

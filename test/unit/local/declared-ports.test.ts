@@ -32,7 +32,7 @@ import {
 import { imageMultipart, tinyPng } from '../../integration/helpers/uploads';
 
 /** Uses no port shows at run time: `feature-flags` is a variable (checked by the infra tier). */
-const NOT_OBSERVABLE: ReadonlySet<PortUse> = new Set(['feature-flags']);
+const NOT_OBSERVABLE: ReadonlySet<PortUse> = new Set(['feature-flags', 'accounts']);
 
 const functions = functionUses(manifest);
 const label = (kind: FunctionKind, name: string) => `${kind} ${name}`;
@@ -357,6 +357,45 @@ describe('declared ports', () => {
     );
     await call('DELETE', `/workflows/${wf}`, 'DELETE /workflows/{id}');
     await rt.drain();
+
+    // Accounts: signup (a project, its keys, a session, the verification mail), the user's
+    // routes, logout, login, and the mailed tokens.
+    const person = { email: 'person@ports.test', password: 'a long password' };
+    const signedUp = await call('POST', '/auth/signup', 'POST /auth/signup', { key: null, body: person });
+    expect(signedUp.status).toBe(201);
+    const session = {
+      key: null,
+      headers: { cookie: /sesame_session=[^;]*/.exec(signedUp.headers['set-cookie'] ?? '')![0] },
+    };
+    expect((await call('GET', '/users/@me', 'GET /users/@me', session)).status).toBe(200);
+    expect((await call('GET', '/users/@me/projects', 'GET /users/@me/projects', session)).status).toBe(200);
+    await call('GET', '/auth/logout', 'GET /auth/logout', session);
+    expect((await call('POST', '/auth/login', 'POST /auth/login', { key: null, body: person })).status).toBe(
+      200,
+    );
+    await call('GET', '/auth/oauth-config', 'GET /auth/oauth-config', { key: null });
+    const tokenOf = async (subject: string) =>
+      /Token: (\S+)/.exec(
+        (await rt.mails({ to: person.email })).filter((m) => m.subject?.includes(subject)).at(-1)?.text ?? '',
+      )?.[1];
+    await call('POST', '/auth/request-verification', 'POST /auth/request-verification', {
+      key: null,
+      body: { email: person.email },
+    });
+    const verified = await call('POST', '/auth/verify-email', 'POST /auth/verify-email', {
+      key: null,
+      body: { token: await tokenOf('Verify') },
+    });
+    expect(verified.status).toBe(200);
+    await call('POST', '/auth/request-password-reset', 'POST /auth/request-password-reset', {
+      key: null,
+      body: { email: person.email },
+    });
+    const reset = await call('POST', '/auth/reset-password', 'POST /auth/reset-password', {
+      key: null,
+      body: { token: await tokenOf('Reset'), password: 'another long password' },
+    });
+    expect(reset.status).toBe(200);
 
     // The activity feed and the analytics (the activity group reads counters and indexes only).
     for (const [path, route] of [

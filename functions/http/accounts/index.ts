@@ -1,0 +1,135 @@
+/**
+ * Accounts route group: signup, login, logout, the mailed verification and reset tokens, and the
+ * signed-in user's own routes. Parses, calls one use case, sets or clears the session cookie.
+ */
+import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../../../shared/accounts/cookies';
+import {
+  credentialsSchema,
+  emailOnlySchema,
+  loginSchema,
+  resetPasswordSchema,
+  tokenSchema,
+} from '../../../shared/accounts/schemas';
+import {
+  login,
+  logout,
+  me,
+  myProjects,
+  requestPasswordReset,
+  requestVerification,
+  resetPassword,
+  signup,
+  verifyEmail,
+} from '../../../shared/accounts/service';
+import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
+import { cookieValue } from '../../../shared/http/auth/session';
+import { lambdaEntry } from '../../../shared/http/lambda';
+import { created, ok } from '../../../shared/http/response';
+import {
+  type AnyRouteImpl,
+  type ApiRequest,
+  httpGroup,
+  type SessionRequest,
+} from '../../../shared/http/stack';
+import { parse } from '../../../shared/http/validation';
+import type { Deps } from '../../../shared/ports';
+
+/** What the token routes answer whether or not the address has an account. */
+const SENT_IF_ANY = { success: true, message: 'If the address has an account, a mail is on its way' };
+
+export function routes(deps: Deps): AnyRouteImpl[] {
+  return [
+    {
+      method: 'POST',
+      path: '/auth/signup',
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        const { sessionToken, ...out } = await signup(deps, parse(credentialsSchema, req.body ?? {}));
+        return { ...created(out), cookies: [sessionCookie(sessionToken)] };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/login',
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        const { sessionToken, user } = await login(deps, parse(loginSchema, req.body ?? {}));
+        return { ...ok({ user }), cookies: [sessionCookie(sessionToken)] };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/auth/logout',
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        await logout(deps, cookieValue(req.event.cookies ?? [], SESSION_COOKIE));
+        return { ...ok({ success: true }), cookies: [clearedSessionCookie()] };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/auth/oauth-config',
+      auth: 'none',
+      // Sesame has no OAuth sign-in: no provider is ever configured.
+      handler: async () => ok({ providers: [] }),
+    },
+    {
+      method: 'POST',
+      path: '/auth/verify-email',
+      auth: 'none',
+      handler: async (req: ApiRequest) =>
+        ok(await verifyEmail(deps, parse(tokenSchema, req.body ?? {}).token)),
+    },
+    {
+      method: 'POST',
+      path: '/auth/request-verification',
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        await requestVerification(deps, parse(emailOnlySchema, req.body ?? {}).email);
+        return ok(SENT_IF_ANY);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/request-password-reset',
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        await requestPasswordReset(deps, parse(emailOnlySchema, req.body ?? {}).email);
+        return ok(SENT_IF_ANY);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/reset-password',
+      auth: 'none',
+      handler: async (req: ApiRequest) => {
+        const input = parse(resetPasswordSchema, req.body ?? {});
+        await resetPassword(deps, input.token, input.password);
+        return ok({ success: true });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/users/@me',
+      auth: 'session',
+      handler: async (req: SessionRequest) => ok(await me(deps, req.session.userId)),
+    },
+    {
+      method: 'GET',
+      path: '/users/@me/projects',
+      auth: 'session',
+      handler: async (req: SessionRequest) => ok(await myProjects(deps, req.session.userId)),
+    },
+  ];
+}
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'accounts', routes);
+
+export const handler = lambdaEntry(createHandler, {
+  kind: 'http',
+  name: 'accounts',
+  // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
+  wiring: { store: dynamoStore, mailer: sesMailer, linkSigningSecret: ssmLinkSigningSecret },
+});

@@ -1,0 +1,33 @@
+/** Request bodies of the account routes (decisions.md, "Accounts, projects and members"). */
+import * as z from 'zod/mini';
+
+const email = z.pipe(
+  z.string().check(z.trim(), z.toLowerCase()),
+  z.email({ message: 'email must be an email address' }),
+);
+
+export const credentialsSchema = z.object({
+  email,
+  password: z
+    .string()
+    .check(
+      z.minLength(10, { message: 'password must be at least 10 characters' }),
+      z.maxLength(256, { message: 'password must be at most 256 characters' }),
+    ),
+});
+export type Credentials = z.infer<typeof credentialsSchema>;
+
+/** Login checks the password as given: no length rule to reveal. */
+export const loginSchema = z.object({
+  email,
+  password: z.string().check(z.minLength(1, { message: 'password is required' }), z.maxLength(256)),
+});
+
+export const emailOnlySchema = z.object({ email });
+
+export const tokenSchema = z.object({ token: z.string().check(z.minLength(1), z.maxLength(4096)) });
+
+export const resetPasswordSchema = z.object({
+  token: tokenSchema.shape.token,
+  password: credentialsSchema.shape.password,
+});
