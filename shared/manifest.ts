@@ -91,8 +91,10 @@ export type PortUse =
  * for its routes (test/unit/manifest.test.ts).
  */
 export const authUses: Readonly<Record<RouteAuth, readonly PortUse[]>> = {
-  // The key and its project are read; the rate-limit window is an UpdateItem.
-  secret: ['table:read', 'table:write'],
+  // The key and its project are read; the rate-limit window is an UpdateItem. A session with
+  // X-Project-Id instead: its JWT checked with a key derived from the link-signing secret, its
+  // session and membership items read.
+  secret: ['table:read', 'table:write', 'sign-links'],
   public: ['table:read', 'table:write'],
   // The session's JWT is checked with a key derived from the link-signing secret, then its
   // revocation item read; the user's rate-limit window is an UpdateItem.
@@ -206,7 +208,7 @@ const manifestData = {
       handler: 'functions/http/contacts/index.ts',
       // Deleting a contact or a field, bulk jobs, and an upsert over a deleted contact's email
       // (its purge) put jobs on the queue.
-      uses: ['table:read', 'table:write', 'queue'],
+      uses: ['table:read', 'table:write', 'queue', 'sign-links'],
       routes: [
         { method: 'GET', path: '/contacts' },
         { method: 'POST', path: '/contacts' },
@@ -254,7 +256,7 @@ const manifestData = {
     {
       name: 'templates',
       handler: 'functions/http/templates/index.ts',
-      uses: ['table:read', 'table:write'],
+      uses: ['table:read', 'table:write', 'sign-links'],
       routes: [
         { method: 'GET', path: '/templates' },
         { method: 'POST', path: '/templates' },
@@ -269,7 +271,7 @@ const manifestData = {
       name: 'events',
       handler: 'functions/http/events/index.ts',
       // Deleting an event name is a job; /events/track upserts contacts as /v1/track does.
-      uses: ['table:read', 'table:write', 'queue'],
+      uses: ['table:read', 'table:write', 'queue', 'sign-links'],
       routes: [
         { method: 'POST', path: '/events/track' },
         { method: 'GET', path: '/events' },
@@ -285,7 +287,7 @@ const manifestData = {
       name: 'domains',
       handler: 'functions/http/domains/index.ts',
       // The forced check (verify) reads SES and DNS as the background check does.
-      uses: ['table:read', 'table:write', 'manage-sender-domains', 'dns'],
+      uses: ['table:read', 'table:write', 'manage-sender-domains', 'dns', 'sign-links'],
       routes: [
         { method: 'GET', path: '/domains/project/{projectId}' },
         { method: 'POST', path: '/domains' },
@@ -298,7 +300,7 @@ const manifestData = {
       handler: 'functions/http/segments/index.ts',
       // Building a dynamic segment's membership (on create and on a condition change) is a job;
       // static members may be created as contacts (`createMissing`), whose purges may be queued.
-      uses: ['table:read', 'table:write', 'queue'],
+      uses: ['table:read', 'table:write', 'queue', 'sign-links'],
       routes: [
         { method: 'GET', path: '/segments' },
         { method: 'POST', path: '/segments' },
@@ -336,7 +338,7 @@ const manifestData = {
       handler: 'functions/http/workflows/index.ts',
       // Definitions are table reads and writes; a manual start queues the execution's first step,
       // and cancelling deletes the pending DELAY and WAIT_FOR_EVENT schedules.
-      uses: ['table:read', 'table:write', 'queue', 'scheduler'],
+      uses: ['table:read', 'table:write', 'queue', 'scheduler', 'sign-links'],
       routes: [
         { method: 'GET', path: '/workflows' },
         { method: 'POST', path: '/workflows' },
@@ -362,7 +364,7 @@ const manifestData = {
       // file, shared/uploads/images.ts), and the image goes where it is served from.
       name: 'uploads',
       handler: 'functions/http/uploads/index.ts',
-      uses: ['table:read', 'table:write', 'images'],
+      uses: ['table:read', 'table:write', 'images', 'sign-links'],
       routes: [{ method: 'POST', path: '/uploads/image' }],
     },
     {
@@ -370,7 +372,7 @@ const manifestData = {
       // rate-limit window every authenticated request writes).
       name: 'activity',
       handler: 'functions/http/activity/index.ts',
-      uses: ['table:read', 'table:write'],
+      uses: ['table:read', 'table:write', 'sign-links'],
       routes: [
         { method: 'GET', path: '/activity' },
         { method: 'GET', path: '/activity/stats' },
@@ -443,7 +445,7 @@ const manifestData = {
   cors: {
     allowOrigins: ['*'],
     allowMethods: ['POST'],
-    allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+    allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-project-id'],
     exposeHeaders: [
       'x-request-id',
       'ratelimit-limit',

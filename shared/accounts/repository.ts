@@ -208,8 +208,9 @@ export async function getMembership(
   deps: StoreDeps,
   projectId: string,
   userId: string,
+  options: { readonly consistent?: boolean } = {},
 ): Promise<Membership | undefined> {
-  const item = await deps.store.get(keys.member(projectId, userId));
+  const item = await deps.store.get(keys.member(projectId, userId), options);
   if (!item) return undefined;
   return { projectId, userId, role: item.role as Role, createdAt: String(item.createdAt) };
 }

@@ -87,8 +87,24 @@ describe('link-signing key', () => {
   it('is read at run time only by the functions granted sign-links, by parameter name', () => {
     const granted = signers();
     // The public group signs links (/v1/send) and checks them (the subscription pages); the
-    // campaigns group signs them in test sends, and the jobs worker in campaign fan-outs.
-    expect([...granted].sort()).toEqual(['HttpAccounts', 'HttpCampaigns', 'HttpPublic', 'WorkerJobs']);
+    // campaigns group signs them in test sends, and the jobs worker in campaign fan-outs. Every
+    // group with project routes checks sessions with a key derived from it (X-Project-Id), and
+    // the accounts group signs sessions and mailed tokens. The track group (public key only),
+    // the config and webhook groups and the other workers never read it.
+    expect([...granted].sort()).toEqual([
+      'HttpAccounts',
+      'HttpActivity',
+      'HttpCampaigns',
+      'HttpContacts',
+      'HttpDomains',
+      'HttpEvents',
+      'HttpPublic',
+      'HttpSegments',
+      'HttpTemplates',
+      'HttpUploads',
+      'HttpWorkflows',
+      'WorkerJobs',
+    ]);
     // The variable CDK sets is the one the runtime's environment schema reads.
     expect(Object.keys(envSchema.shape)).toContain(LINK_SIGNING_SECRET_PARAMETER_VAR);
     const readers = new Set<string>();

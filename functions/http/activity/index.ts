@@ -22,6 +22,7 @@ import {
   upcoming,
 } from '../../../shared/activity/service';
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { badRequest } from '../../../shared/errors';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { ok } from '../../../shared/http/response';
@@ -85,5 +86,5 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'activity',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore },
+  wiring: { store: dynamoStore, linkSigningSecret: ssmLinkSigningSecret },
 });

@@ -4,6 +4,7 @@ import { bulkRequestSchema } from '../../../shared/bulk/schemas';
 import { getBulk, startBulk } from '../../../shared/bulk/service';
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { parseDataPatch } from '../../../shared/contacts/data';
 import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
 import { present } from '../../../shared/contacts/repository';
@@ -155,5 +156,5 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'contacts',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, queue: sqsQueue },
+  wiring: { store: dynamoStore, queue: sqsQueue, linkSigningSecret: ssmLinkSigningSecret },
 });

@@ -4,6 +4,7 @@ import { systemDns } from '../../../shared/composition/aws-wiring/dns';
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { route53Zones } from '../../../shared/composition/aws-wiring/route53';
 import { sesEmailIdentities } from '../../../shared/composition/aws-wiring/ses-identities';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { present } from '../../../shared/domains/repository';
 import { addDomainSchema, domainIdSchema, projectIdSchema } from '../../../shared/domains/schemas';
 import { addDomain, listProjectDomains, removeDomain, verifyDomain } from '../../../shared/domains/service';
@@ -57,5 +58,11 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'domains',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, emailIdentities: sesEmailIdentities, dnsZones: route53Zones, dns: systemDns },
+  wiring: {
+    store: dynamoStore,
+    emailIdentities: sesEmailIdentities,
+    dnsZones: route53Zones,
+    dns: systemDns,
+    linkSigningSecret: ssmLinkSigningSecret,
+  },
 });

@@ -2,6 +2,7 @@
 
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -111,5 +112,5 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'segments',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, queue: sqsQueue },
+  wiring: { store: dynamoStore, queue: sqsQueue, linkSigningSecret: ssmLinkSigningSecret },
 });

@@ -1,6 +1,7 @@
 /** Templates route group: parses and validates input, calls one use case, maps the result. */
 
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -84,5 +85,5 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'templates',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore },
+  wiring: { store: dynamoStore, linkSigningSecret: ssmLinkSigningSecret },
 });

@@ -2,6 +2,7 @@
 
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { s3Images } from '../../../shared/composition/aws-wiring/s3-images';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl } from '../../../shared/http/stack';
@@ -27,5 +28,5 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'uploads',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, images: s3Images },
+  wiring: { store: dynamoStore, images: s3Images, linkSigningSecret: ssmLinkSigningSecret },
 });

@@ -3,6 +3,7 @@
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { eventBridgeScheduler } from '../../../shared/composition/aws-wiring/scheduler';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
+import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -174,5 +175,10 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'workflows',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, queue: sqsQueue, scheduler: eventBridgeScheduler },
+  wiring: {
+    store: dynamoStore,
+    queue: sqsQueue,
+    scheduler: eventBridgeScheduler,
+    linkSigningSecret: ssmLinkSigningSecret,
+  },
 });

@@ -64,6 +64,13 @@ export class ApiKeyAuthenticator {
     this.failures = (options.limitFailures ?? true) ? new AuthFailureLimiter(now) : undefined;
   }
 
+  /** The project, unless it does not exist (undefined) or is disabled (throws 403 PROJECT_DISABLED). */
+  async liveProject(projectId: string): Promise<{ disabled: boolean } | undefined> {
+    const project = await this.projects.get(projectId);
+    if (project?.disabled) throw new ProjectDisabledError(projectId);
+    return project;
+  }
+
   /** The authenticator of routes that take a key of `kind`. */
   forKind(kind: KeyKind): Authenticator {
     return { authenticate: (input) => this.authenticate(kind, input) };

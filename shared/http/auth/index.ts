@@ -9,21 +9,38 @@
  * `Authenticator`, and its entry in `routeAuthenticators`; TypeScript refuses the build until all
  * three exist. Routes then name it in the manifest.
  */
+import { SESSION_COOKIE } from '../../accounts/cookies';
 import type { Deps } from '../../ports';
 import { ApiKeyAuthenticator } from './api-key';
-import type { Authenticators } from './types';
+import { authenticateProjectSession } from './project-session';
+import { cookieValue } from './session';
+import type { Authenticator, Authenticators } from './types';
 
 /**
  * The authenticators of one route-group instance. They share one API-key cache and one
  * failed-authentication count, as the routes of a Lambda instance do.
+ *
+ * Project routes (`secret`) take the project's secret key, or a signed-in member's session cookie
+ * with `X-Project-Id` (decisions.md): a request with an `Authorization` header is always judged
+ * by its key; one with no such header and a session cookie, by the session.
  */
 export function routeAuthenticators(deps: Deps): Authenticators {
   const apiKeys = new ApiKeyAuthenticator(deps);
-  return {
-    secret: apiKeys.forKind('secret'),
-    public: apiKeys.forKind('public'),
+  const secretKeys = apiKeys.forKind('secret');
+  const secret: Authenticator = {
+    authenticate: (input) =>
+      input.headers.authorization === undefined && cookieValue(input.cookies, SESSION_COOKIE) !== undefined
+        ? authenticateProjectSession(deps, apiKeys, input)
+        : secretKeys.authenticate(input),
   };
+  return { secret, public: apiKeys.forKind('public') };
 }
 
-export { ApiKeyAuthenticator, CACHE_TTL_MS, NEGATIVE_CACHE_TTL_MS, ProjectDisabledError } from './api-key';
+export {
+  ApiKeyAuthenticator,
+  bearerToken,
+  CACHE_TTL_MS,
+  NEGATIVE_CACHE_TTL_MS,
+  ProjectDisabledError,
+} from './api-key';
 export type { Authenticator, Authenticators, AuthInput, AuthKind, Principal } from './types';

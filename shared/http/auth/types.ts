@@ -25,6 +25,8 @@ export interface Principal {
   readonly auth: AuthKind;
   /** The project the request acts for; its rate limit is counted. */
   readonly projectId: string;
+  /** The signed-in member, when a session (rather than a key) admitted the caller. */
+  readonly userId?: string;
 }
 
 export interface Authenticator {

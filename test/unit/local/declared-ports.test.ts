@@ -369,6 +369,21 @@ describe('declared ports', () => {
     };
     expect((await call('GET', '/users/@me', 'GET /users/@me', session)).status).toBe(200);
     expect((await call('GET', '/users/@me/projects', 'GET /users/@me/projects', session)).status).toBe(200);
+    // The same session on a project route of every group (the member's own project).
+    const asMember = { key: null, headers: { ...session.headers, 'x-project-id': signedUp.body.project.id } };
+    for (const [method, path, route] of [
+      ['GET', '/contacts', 'GET /contacts'],
+      ['GET', '/templates', 'GET /templates'],
+      ['GET', '/events', 'GET /events'],
+      ['GET', `/domains/project/${signedUp.body.project.id}`, 'GET /domains/project/{projectId}'],
+      ['GET', '/segments', 'GET /segments'],
+      ['GET', '/workflows', 'GET /workflows'],
+      ['GET', '/campaigns', 'GET /campaigns'],
+      ['GET', '/activity/types', 'GET /activity/types'],
+    ] as const)
+      expect((await call(method, path, route, asMember)).status, path).toBe(200);
+    // An upload without a file: refused by the route, after the session admitted it.
+    expect((await call('POST', '/uploads/image', 'POST /uploads/image', asMember)).status).toBe(400);
     await call('GET', '/auth/logout', 'GET /auth/logout', session);
     expect((await call('POST', '/auth/login', 'POST /auth/login', { key: null, body: person })).status).toBe(
       200,
