@@ -411,6 +411,12 @@ const manifestData = {
         { method: 'POST', path: '/auth/reset-password', auth: 'none' },
         { method: 'GET', path: '/users/@me', auth: 'session' },
         { method: 'GET', path: '/users/@me/projects', auth: 'session' },
+        { method: 'POST', path: '/users/@me/projects', auth: 'session' },
+        { method: 'PATCH', path: '/users/@me/projects/{id}', auth: 'session' },
+        { method: 'POST', path: '/users/@me/projects/{id}/regenerate-keys', auth: 'session' },
+        { method: 'GET', path: '/users/@me/projects/{id}/security', auth: 'session' },
+        { method: 'GET', path: '/projects/{id}/security', auth: 'session' },
+        { method: 'GET', path: '/projects/{id}/setup-state', auth: 'session' },
       ],
     },
     {

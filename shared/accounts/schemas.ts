@@ -31,3 +31,17 @@ export const resetPasswordSchema = z.object({
   token: tokenSchema.shape.token,
   password: credentialsSchema.shape.password,
 });
+
+export const projectNameSchema = z.object({
+  name: z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, { message: 'name must not be empty' }),
+      z.maxLength(100, { message: 'name must be at most 100 characters' }),
+    ),
+});
+
+export const projectIdParamSchema = z.object({
+  id: z.string().check(z.regex(/^[\w-]{1,64}$/, { message: 'id must be a project id' })),
+});

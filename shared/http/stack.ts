@@ -91,6 +91,16 @@ export interface SessionRouteImpl {
 
 export type AnyRouteImpl = RouteImpl | OpenRouteImpl | SessionRouteImpl;
 
+/** A user route (`auth: 'session'`) whose path parameters `params` parses. */
+export function sessionRoute<S extends z.ZodMiniType<PathParams>>(def: {
+  readonly method: string;
+  readonly path: string;
+  readonly params: S;
+  readonly handler: (req: SessionRequest<z.output<S>>) => Promise<HttpResult>;
+}): SessionRouteImpl {
+  return { ...def, auth: 'session' } as unknown as SessionRouteImpl;
+}
+
 /** A route whose path parameters `params` parses; `req.params` is the schema's output. */
 export function route<S extends z.ZodMiniType<PathParams>>(def: {
   readonly method: string;

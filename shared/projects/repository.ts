@@ -17,6 +17,26 @@ export interface Project {
   readonly createdAt: string;
 }
 
+/** What a project records of its current keys: their hashes (to revoke them) and shown prefixes. */
+export interface ProjectKeys {
+  readonly secretKeyHash: string;
+  readonly publicKeyHash: string;
+  readonly secretKeyPrefix: string;
+  readonly publicKeyPrefix: string;
+  readonly rotatedAt: string;
+}
+
+/** The first characters of a key, enough to tell keys apart, far too few to use. */
+export const keyPrefix = (raw: string) => `${raw.slice(0, 7)}...`;
+
+const keysOf = (secretKey: string, publicKey: string, at: string): ProjectKeys => ({
+  secretKeyHash: hashKey(secretKey),
+  publicKeyHash: hashKey(publicKey),
+  secretKeyPrefix: keyPrefix(secretKey),
+  publicKeyPrefix: keyPrefix(publicKey),
+  rotatedAt: at,
+});
+
 export interface ApiKeyRecord {
   readonly projectId: string;
   readonly kind: KeyKind;
@@ -38,8 +58,12 @@ export async function getProject(deps: StoreDeps, projectId: string): Promise<Pr
   return { id, name, disabled: disabled === true, createdAt };
 }
 
+/**
+ * The key's record. Consistent: a key deleted by a rotation is refused on the very next request
+ * (the authenticator reads it on every request rather than caching it).
+ */
 export async function findApiKey(deps: StoreDeps, raw: string): Promise<ApiKeyRecord | undefined> {
-  const item = await deps.store.get(keys.apiKey(hashKey(raw)));
+  const item = await deps.store.get(keys.apiKey(hashKey(raw)), { consistent: true });
   if (!item) return undefined;
   return { projectId: String(item.projectId), kind: item.kind as KeyKind };
 }
@@ -78,8 +102,60 @@ export async function createProject(
   if (keyKindOf(publicKey) !== 'public') throw new Error('The public key must start with pk_');
   // Project first: a crash before the keys leaves a project nobody can reach, never a key
   // pointing at nothing.
-  await deps.store.write({ put: { ...keys.project(project.id), ...project } });
+  await deps.store.write({
+    put: { ...keys.project(project.id), ...project, keys: keysOf(secretKey, publicKey, project.createdAt) },
+  });
   await putApiKey(deps, project.id, secretKey);
   await putApiKey(deps, project.id, publicKey);
   return { project, secretKey, publicKey };
+}
+
+export async function getProjectKeys(deps: StoreDeps, projectId: string): Promise<ProjectKeys | undefined> {
+  const item = await deps.store.get(keys.project(projectId), { consistent: true });
+  return (item?.keys as ProjectKeys | undefined) ?? undefined;
+}
+
+export async function renameProject(deps: StoreDeps, projectId: string, name: string): Promise<void> {
+  await deps.store.write({
+    update: keys.project(projectId),
+    expression: 'SET #name = :name',
+    names: { '#name': 'name' },
+    values: { ':name': name },
+    if: 'attribute_exists(pk)',
+  });
+}
+
+/**
+ * Replaces both keys: the new key items first, then the project's record of its keys (conditional
+ * on the record read, so two rotations at once cannot both win), then the old key items deleted.
+ * A crash before the record leaves new key items nobody was shown (never valid for anyone); a crash
+ * after it leaves old items a new rotation no longer knows, so the old ones go before answering
+ * and a failed delete fails the request (which can be repeated).
+ */
+export async function rotateProjectKeys(
+  deps: StoreDeps & Pick<Deps, 'clock'>,
+  projectId: string,
+): Promise<{ secretKey: string; publicKey: string } | 'missing' | 'busy'> {
+  const item = await deps.store.get(keys.project(projectId), { consistent: true });
+  if (!item) return 'missing';
+  const old = item.keys as ProjectKeys | undefined;
+  const secretKey = generateKey('secret');
+  const publicKey = generateKey('public');
+  await putApiKey(deps, projectId, secretKey);
+  await putApiKey(deps, projectId, publicKey);
+  const now = deps.clock.now().toISOString();
+  const recorded = await deps.store.writeIf({
+    update: keys.project(projectId),
+    expression: 'SET #keys = :keys',
+    names: { '#keys': 'keys' },
+    values: { ':keys': keysOf(secretKey, publicKey, now), ...(old ? { ':old': old.secretKeyHash } : {}) },
+    if: old ? '#keys.secretKeyHash = :old' : 'attribute_exists(pk) AND attribute_not_exists(#keys)',
+  });
+  if (!recorded) {
+    await deleteApiKey(deps, secretKey);
+    await deleteApiKey(deps, publicKey);
+    return 'busy';
+  }
+  if (old) await deps.store.batchDelete([keys.apiKey(old.secretKeyHash), keys.apiKey(old.publicKeyHash)]);
+  return { secretKey, publicKey };
 }

@@ -4,9 +4,18 @@
  */
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../../../shared/accounts/cookies';
 import {
+  createUserProject,
+  projectSecurity,
+  regenerateKeys,
+  renameUserProject,
+  setupState,
+} from '../../../shared/accounts/projects';
+import {
   credentialsSchema,
   emailOnlySchema,
   loginSchema,
+  projectIdParamSchema,
+  projectNameSchema,
   resetPasswordSchema,
   tokenSchema,
 } from '../../../shared/accounts/schemas';
@@ -32,6 +41,7 @@ import {
   type ApiRequest,
   httpGroup,
   type SessionRequest,
+  sessionRoute,
 } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
 import type { Deps } from '../../../shared/ports';
@@ -122,6 +132,49 @@ export function routes(deps: Deps): AnyRouteImpl[] {
       auth: 'session',
       handler: async (req: SessionRequest) => ok(await myProjects(deps, req.session.userId)),
     },
+    {
+      method: 'POST',
+      path: '/users/@me/projects',
+      auth: 'session',
+      handler: async (req: SessionRequest) =>
+        created(
+          await createUserProject(deps, req.session.userId, parse(projectNameSchema, req.body ?? {}).name),
+        ),
+    },
+    sessionRoute({
+      method: 'PATCH',
+      path: '/users/@me/projects/{id}',
+      params: projectIdParamSchema,
+      handler: async (req) =>
+        ok(
+          await renameUserProject(
+            deps,
+            req.session.userId,
+            req.params.id,
+            parse(projectNameSchema, req.body ?? {}).name,
+          ),
+        ),
+    }),
+    sessionRoute({
+      method: 'POST',
+      path: '/users/@me/projects/{id}/regenerate-keys',
+      params: projectIdParamSchema,
+      handler: async (req) => ok(await regenerateKeys(deps, req.session.userId, req.params.id)),
+    }),
+    ...['/users/@me/projects/{id}/security', '/projects/{id}/security'].map((path) =>
+      sessionRoute({
+        method: 'GET',
+        path,
+        params: projectIdParamSchema,
+        handler: async (req) => ok(await projectSecurity(deps, req.session.userId, req.params.id)),
+      }),
+    ),
+    sessionRoute({
+      method: 'GET',
+      path: '/projects/{id}/setup-state',
+      params: projectIdParamSchema,
+      handler: async (req) => ok(await setupState(deps, req.session.userId, req.params.id)),
+    }),
   ];
 }
 

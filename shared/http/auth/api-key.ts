@@ -11,9 +11,11 @@ import { AuthFailureLimiter } from '../rate-limit';
 import type { Authenticator, AuthInput, Principal } from './types';
 
 /**
- * Key and project lookups are cached per handler instance for a short time: a key costs one
- * read per warm instance per minute instead of one per request. Rotating or disabling takes effect
- * within the TTL.
+ * Project lookups are cached per handler instance for a short time (disabling a project takes
+ * effect within the TTL). A key is read on every request, with a consistent read (1 read unit):
+ * a rotation deletes the old keys, and they must be refused on the very next request on every
+ * instance, which no per-instance cache can promise. Valid keys are still remembered for the
+ * failure limiter (`peek`), and unknown ones for `NEGATIVE_CACHE_TTL_MS`.
  */
 export const CACHE_TTL_MS = 60_000;
 /**
@@ -59,7 +61,7 @@ export class ApiKeyAuthenticator {
   constructor(deps: KeyDeps, options: ApiKeyAuthenticatorOptions = {}) {
     const now = () => deps.clock.now().getTime();
     const cache = options.cache ?? true;
-    this.keys = lookup(now, cache, (raw) => findApiKey(deps, raw));
+    this.keys = lookup(now, cache, (raw) => findApiKey(deps, raw), { reloadKnown: true });
     this.projects = lookup(now, cache, (id) => getProject(deps, id));
     this.failures = (options.limitFailures ?? true) ? new AuthFailureLimiter(now) : undefined;
   }
@@ -121,6 +123,7 @@ function lookup<V>(
   now: () => number,
   cache: boolean,
   load: (id: string) => Promise<V | undefined>,
+  options: { readonly reloadKnown?: boolean } = {},
 ): Lookup<V> {
   if (!cache) return { get: load, peek: () => undefined };
   const known = new Map<string, { at: number; value: V }>();
@@ -131,7 +134,7 @@ function lookup<V>(
     async get(id) {
       const t = now();
       const hit = known.get(id);
-      if (hit && fresh(hit.at, CACHE_TTL_MS, t)) return hit.value;
+      if (hit && !options.reloadKnown && fresh(hit.at, CACHE_TTL_MS, t)) return hit.value;
       if (fresh(unknown.get(id), NEGATIVE_CACHE_TTL_MS, t)) return undefined;
       const value = await load(id);
       if (value !== undefined) {

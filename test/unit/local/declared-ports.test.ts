@@ -382,6 +382,33 @@ describe('declared ports', () => {
       ['GET', '/activity/types', 'GET /activity/types'],
     ] as const)
       expect((await call(method, path, route, asMember)).status, path).toBe(200);
+    // The user's project management.
+    const pid = signedUp.body.project.id;
+    const secondProject = await call('POST', '/users/@me/projects', 'POST /users/@me/projects', {
+      ...session,
+      body: { name: 'Second' },
+    });
+    expect(secondProject.status).toBe(201);
+    for (const [method, path, route] of [
+      ['PATCH', `/users/@me/projects/${pid}`, 'PATCH /users/@me/projects/{id}'],
+      [
+        'POST',
+        `/users/@me/projects/${secondProject.body.project.id}/regenerate-keys`,
+        'POST /users/@me/projects/{id}/regenerate-keys',
+      ],
+      ['GET', `/users/@me/projects/${pid}/security`, 'GET /users/@me/projects/{id}/security'],
+      ['GET', `/projects/${pid}/security`, 'GET /projects/{id}/security'],
+      ['GET', `/projects/${pid}/setup-state`, 'GET /projects/{id}/setup-state'],
+    ] as const)
+      expect(
+        (
+          await call(method, path, route, {
+            ...session,
+            ...(method === 'PATCH' ? { body: { name: 'Renamed' } } : {}),
+          })
+        ).status,
+        path,
+      ).toBe(200);
     // An upload without a file: refused by the route, after the session admitted it.
     expect((await call('POST', '/uploads/image', 'POST /uploads/image', asMember)).status).toBe(400);
     await call('GET', '/auth/logout', 'GET /auth/logout', session);
