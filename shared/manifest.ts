@@ -451,7 +451,7 @@ const manifestData = {
   cors: {
     allowOrigins: ['*'],
     allowMethods: ['POST'],
-    allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-project-id'],
+    allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
     exposeHeaders: [
       'x-request-id',
       'ratelimit-limit',

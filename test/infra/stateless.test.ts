@@ -287,7 +287,7 @@ describe('HTTP API', () => {
     expect(apis[0]?.Properties.CorsConfiguration).toEqual({
       AllowOrigins: ['*'],
       AllowMethods: ['POST'],
-      AllowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-project-id'],
+      AllowHeaders: ['authorization', 'content-type', 'idempotency-key'],
       ExposeHeaders: [
         'x-request-id',
         'ratelimit-limit',
