@@ -19,15 +19,21 @@ export const TABLE_WRITE_ACTIONS = [
 
 /**
  * Item-level actions the repositories use. No `Scan` (the architecture forbids it on request
- * paths) and no control-plane actions (`DescribeTable`, `UpdateTable`, ...).
+ * paths: only the manifest use `table:scan` grants it, `TABLE_SCAN_ACTIONS`) and no
+ * control-plane actions (`DescribeTable`, `UpdateTable`, ...).
  */
 export const TABLE_ITEM_ACTIONS = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] as const;
+
+/** A Scan of the table itself (manifest use `table:scan`: background work only), never of an index. */
+export const TABLE_SCAN_ACTIONS = ['dynamodb:Scan'] as const;
 
 export interface TableAccess {
   /** Item reads, and `Query` on the indexes. */
   readonly read: boolean;
   /** Item writes. */
   readonly write: boolean;
+  /** A Scan of the table (not of its indexes). @default false */
+  readonly scan?: boolean;
 }
 
 export interface DataTableProps {
@@ -68,14 +74,16 @@ export class DataTable extends Construct {
 
   /**
    * Sets `TABLE_NAME` and grants what `access` asks for on the table: item reads with `Query` on
-   * each named index (listed one by one rather than `index/*`), item writes, both or neither (the
-   * runtime's environment schema requires the name even where nothing is read or written).
+   * each named index (listed one by one rather than `index/*`), item writes, a Scan of the table
+   * itself, or none of them (the runtime's environment schema requires the name even where
+   * nothing is read or written).
    */
   bind(fn: LambdaFunction, access: TableAccess): void {
     fn.addEnvironment('TABLE_NAME', this.table.tableName);
     const actions = [
       ...(access.read ? TABLE_READ_ACTIONS : []),
       ...(access.write ? TABLE_WRITE_ACTIONS : []),
+      ...(access.scan ? TABLE_SCAN_ACTIONS : []),
     ];
     if (actions.length > 0) {
       fn.addToRolePolicy(new PolicyStatement({ actions, resources: [this.table.tableArn] }));

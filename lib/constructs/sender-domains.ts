@@ -16,6 +16,9 @@ export const SES_IDENTITY_MANAGE_ACTIONS = [
 /** The only SES action the background check needs. */
 export const SES_IDENTITY_READ_ACTIONS = ['ses:GetEmailIdentity'] as const;
 
+/** The only SES action a deleted project's wipe needs (its domains' identities, when Sesame made them). */
+export const SES_IDENTITY_DELETE_ACTIONS = ['ses:DeleteEmailIdentity'] as const;
+
 /** Record types Sesame writes: DKIM CNAMEs, the MAIL FROM MX, SPF and DMARC TXT. */
 export const ROUTE53_RECORD_TYPES = ['CNAME', 'MX', 'TXT'] as const;
 
@@ -66,6 +69,25 @@ export function bindSenderDomainManagement(fn: SesameFunction): void {
     route53HostedZonesArn(),
     "The hosted zone of a sender domain is found at runtime among the account's zones; conditions restrict the " +
       'changes to UPSERT of CNAME, MX and TXT record sets named *._domainkey.*, mail.* or _dmarc.*.',
+  );
+}
+
+/**
+ * Deleting the SES identities of a deleted project's sender domains (manifest use
+ * `delete-sender-domains`): DeleteEmailIdentity, nothing else (no reading, no Route 53).
+ */
+export function bindSenderDomainRemoval(fn: SesameFunction): void {
+  const policy = new Policy(fn, 'SenderDomainRemovalPolicy', {
+    roles: [fn.role],
+    statements: [
+      new PolicyStatement({ actions: [...SES_IDENTITY_DELETE_ACTIONS], resources: [sesIdentitiesArn()] }),
+    ],
+  });
+  acknowledgeWildcardResource(
+    policy,
+    sesIdentitiesArn(),
+    'Deleting a project deletes the SES identities Sesame created for its sender domains, which users add at ' +
+      'runtime, so the identities cannot be listed at deploy time; the grant is DeleteEmailIdentity alone.',
   );
 }
 

@@ -21,7 +21,7 @@ import { getMembership, getUser, type Membership, putMembership, type Role } fro
 import type { AccountDeps } from './service';
 
 /** The user's membership of the project: 404 without one (or without the project), 403 for a role not in `roles`. */
-async function requireMember(
+export async function requireMember(
   deps: AccountDeps,
   userId: string,
   projectId: string,
@@ -34,7 +34,8 @@ async function requireMember(
   return membership;
 }
 
-const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
+/** The roles that may change a project's settings. */
+export const MANAGERS: readonly Role[] = ['OWNER', 'ADMIN'];
 
 export async function createUserProject(deps: AccountDeps, userId: string, name: string) {
   const user = await getUser(deps, userId);

@@ -45,3 +45,8 @@ export const projectNameSchema = z.object({
 export const projectIdParamSchema = z.object({
   id: z.string().check(z.regex(/^[\w-]{1,64}$/, { message: 'id must be a project id' })),
 });
+
+/** `POST /users/@me/projects/{id}/reset`: the project's name, typed again to confirm. */
+export const projectResetSchema = z.object({
+  confirm: z.string({ message: 'confirm is required: the project name' }).check(z.maxLength(200)),
+});

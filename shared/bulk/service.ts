@@ -19,6 +19,7 @@ import { AppError, notFound } from '../errors';
 import { type Chunk, type ChunkOptions, chunkedJob, MOVED_ON } from '../jobs/chunked';
 import { defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { disabledFailure, jobMayRun } from '../projects/state';
 import {
   type BulkFailure,
   type BulkJob,
@@ -99,6 +100,8 @@ export function bulkChunks(options: BulkWorkerOptions = {}) {
       return job && (job.status === 'queued' || job.status === 'processing') ? job : undefined;
     },
     async start(deps, job): Promise<BulkJob | undefined> {
+      // A disabled project's job fails (PROJECT_DISABLED); a deleted one's stops.
+      if (!(await jobMayRun(deps, job.projectId))) return undefined;
       if (job.status !== 'queued') return job;
       return (await startBulkJob(deps, job)) ? { ...job, status: 'processing' } : undefined;
     },
@@ -155,6 +158,7 @@ export function bulkChunks(options: BulkWorkerOptions = {}) {
     continuation: (m) => ({ projectId: m.projectId, jobId: m.jobId }),
     failure: {
       record: (deps, job, failure) => failBulkJob(deps, job, failure, deps.clock.now().toISOString()),
+      fatal: disabledFailure,
       lastAttempt: {
         code: 'INTERNAL_ERROR',
         message: 'The job stopped after repeated failures; ids counted so far were applied',

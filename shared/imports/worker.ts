@@ -18,6 +18,7 @@ import { AppError } from '../errors';
 import { type Chunk, type ChunkBudget, chunkedJob } from '../jobs/chunked';
 import { defineJobMessage } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { disabledFailure, jobMayRun } from '../projects/state';
 import {
   assertUtf8,
   type CsvLayout,
@@ -98,6 +99,8 @@ export function importChunks(options: ImportWorkerOptions = {}) {
       return job;
     },
     async start(deps, job): Promise<ImportRun | undefined> {
+      // A disabled project's import fails (PROJECT_DISABLED); a deleted one's stops.
+      if (!(await jobMayRun(deps, job.projectId))) return undefined;
       const upload = await deps.blobs.get(job.uploadKey);
       if (!upload)
         throw new ImportFileError('UPLOAD_MISSING', 'The uploaded file is no longer stored; upload it again');
@@ -162,7 +165,9 @@ export function importChunks(options: ImportWorkerOptions = {}) {
         if (cause === 'fatal') await deps.blobs.delete(job.uploadKey);
       },
       fatal: (error) =>
-        error instanceof ImportFileError ? { code: error.code, message: error.message } : undefined,
+        error instanceof ImportFileError
+          ? { code: error.code, message: error.message }
+          : disabledFailure(error),
       lastAttempt: {
         code: 'INTERNAL_ERROR',
         message: 'The import stopped after repeated failures; rows counted so far were applied',

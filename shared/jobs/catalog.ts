@@ -13,6 +13,7 @@ import * as emailEvents from '../email-events/jobs';
 import * as events from '../events/jobs';
 import * as imports from '../imports/jobs';
 import * as inbound from '../inbound/jobs';
+import * as projects from '../projects/jobs';
 import * as segments from '../segments/jobs';
 import * as workflows from '../workflows/jobs';
 import type { JobDef, Normalizer } from './registry';
@@ -32,6 +33,7 @@ export const domainJobs = {
   events,
   imports,
   inbound,
+  projects,
   segments,
   workflows,
 } satisfies Readonly<Record<string, DomainJobs>>;

@@ -51,9 +51,10 @@ export function generateKey(kind: KeyKind): string {
   return `${kind === 'secret' ? 'sk' : 'pk'}_${randomBytes(24).toString('base64url')}`;
 }
 
+/** The project; undefined when there is none, or it is being deleted (shared/projects/wipe.ts). */
 export async function getProject(deps: StoreDeps, projectId: string): Promise<Project | undefined> {
   const item = await deps.store.get(keys.project(projectId));
-  if (!item) return undefined;
+  if (!item || item.deletedAt) return undefined;
   const { id, name, disabled, createdAt } = item as unknown as Project;
   return { id, name, disabled: disabled === true, createdAt };
 }
@@ -149,7 +150,10 @@ export async function rotateProjectKeys(
     expression: 'SET #keys = :keys',
     names: { '#keys': 'keys' },
     values: { ':keys': keysOf(secretKey, publicKey, now), ...(old ? { ':old': old.secretKeyHash } : {}) },
-    if: old ? '#keys.secretKeyHash = :old' : 'attribute_exists(pk) AND attribute_not_exists(#keys)',
+    // Never for a project being deleted: its keys must stay deleted.
+    if: old
+      ? '#keys.secretKeyHash = :old AND attribute_not_exists(deletedAt)'
+      : 'attribute_exists(pk) AND attribute_not_exists(#keys) AND attribute_not_exists(deletedAt)',
   });
   if (!recorded) {
     await deleteApiKey(deps, secretKey);

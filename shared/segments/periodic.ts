@@ -7,10 +7,12 @@
  *   re-evaluation pass over the project's contacts;
  * - a tracked segment: a compute, which fires its entry and exit events.
  * The visit itself reads the list and each segment (one read each); the work is on the jobs queue.
+ * Segments of a disabled project are skipped until it is enabled again.
  */
 import { needsFacts, usesRelativeTime } from '../conditions';
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { projectState } from '../projects/state';
 import { requestBuild } from './build';
 import { computeSegmentJobMessage } from './jobs';
 import { getSegmentRecord, periodicSegments } from './repository';
@@ -32,6 +34,9 @@ export async function runPeriodicSegments(
   let computes = 0;
   const now = deps.clock.now().getTime();
   for await (const ref of periodicSegments(deps)) {
+    // A disabled project's segments wait until it is enabled again (a deleted one's are on their
+    // way out): one project read per project per instance and minute (shared/projects/state.ts).
+    if ((await projectState(deps, ref.projectId)).state !== 'live') continue;
     const segment = await getSegmentRecord(deps, ref.projectId, ref.segmentId);
     if (segment?.type !== 'DYNAMIC' || !segment.condition) continue;
     visited++;

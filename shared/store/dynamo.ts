@@ -11,6 +11,7 @@ import {
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
@@ -143,6 +144,21 @@ function dynamoRequests(db: DynamoDBDocumentClient, TableName: string): StoreReq
         start = out.LastEvaluatedKey;
       } while (start);
       return total;
+    },
+
+    async scan(scan, options = {}) {
+      const out = await db.send(
+        new ScanCommand({
+          TableName,
+          ...(scan.filter ? { FilterExpression: scan.filter } : {}),
+          ...(scan.names ? { ExpressionAttributeNames: scan.names } : {}),
+          ...(scan.values ? { ExpressionAttributeValues: scan.values } : {}),
+          ...(options.limit === undefined ? {} : { Limit: options.limit }),
+          // The cursor is one this method answered (background work keeps it; no client sees it).
+          ExclusiveStartKey: decodeCursor(options.cursor, {}),
+        }),
+      );
+      return { items: out.Items ?? [], cursor: encodeCursor(out.LastEvaluatedKey) };
     },
   };
 }

@@ -76,6 +76,15 @@ export interface PageOptions extends QueryOptions {
   readonly maxRequests?: number;
 }
 
+/**
+ * Items of the whole table that a filter keeps (a DynamoDB Scan, never an index): for rare
+ * background work only, never on a request path. Each request reads up to `limit` items of the
+ * table (or 1 MB) and is billed for all it reads, whatever the filter keeps.
+ */
+export interface Scan extends Placeholders {
+  readonly filter?: string;
+}
+
 export interface Page {
   readonly items: Item[];
   /** Opaque; '' when nothing follows. */
@@ -101,9 +110,22 @@ export interface StoreRequests {
   queryAll(query: Query): AsyncIterable<Item>;
   /** How many items match; reads them all, and is billed so. */
   count(query: Query): Promise<number>;
+  /**
+   * One Scan request from `cursor` (a cursor this method answered; '' or absent: the table's start);
+   * its `cursor` is '' when the table has no more items. Background work only (manifest use
+   * `table:scan`); a store without it (a test's) refuses.
+   */
+  scan?(
+    scan: Scan,
+    options?: { readonly limit?: number; readonly cursor?: string },
+  ): Promise<{
+    items: Item[];
+    cursor: string;
+  }>;
 }
 
 export interface Store extends StoreRequests {
+  scan: NonNullable<StoreRequests['scan']>;
   /** A conditional write: true when written, false when its condition did not hold. */
   writeIf(write: ConditionalWrite): Promise<boolean>;
   /**
@@ -123,6 +145,10 @@ export function storeOver(requests: StoreRequests): Store {
     query: (query, options) => requests.query(query, options),
     queryAll: (query) => requests.queryAll(query),
     count: (query) => requests.count(query),
+    scan: async (scan, options) => {
+      if (!requests.scan) throw new Error('This store cannot scan the table');
+      return requests.scan(scan, options);
+    },
     writeIf: async (write) => {
       try {
         await requests.write(write);

@@ -4,6 +4,11 @@
  */
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../../../shared/accounts/cookies';
 import {
+  deleteUserProject,
+  projectResetState,
+  resetUserProject,
+} from '../../../shared/accounts/project-removal';
+import {
   createUserProject,
   projectSecurity,
   regenerateKeys,
@@ -16,6 +21,7 @@ import {
   loginSchema,
   projectIdParamSchema,
   projectNameSchema,
+  projectResetSchema,
   resetPasswordSchema,
   tokenSchema,
 } from '../../../shared/accounts/schemas';
@@ -32,10 +38,11 @@ import {
 } from '../../../shared/accounts/service';
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
+import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { cookieValue } from '../../../shared/http/auth/session';
 import { lambdaEntry } from '../../../shared/http/lambda';
-import { created, ok } from '../../../shared/http/response';
+import { created, json, ok } from '../../../shared/http/response';
 import {
   type AnyRouteImpl,
   type ApiRequest,
@@ -156,6 +163,33 @@ export function routes(deps: Deps): AnyRouteImpl[] {
         ),
     }),
     sessionRoute({
+      method: 'DELETE',
+      path: '/users/@me/projects/{id}',
+      params: projectIdParamSchema,
+      handler: async (req) => json(202, await deleteUserProject(deps, req.session.userId, req.params.id)),
+    }),
+    sessionRoute({
+      method: 'POST',
+      path: '/users/@me/projects/{id}/reset',
+      params: projectIdParamSchema,
+      handler: async (req) =>
+        json(
+          202,
+          await resetUserProject(
+            deps,
+            req.session.userId,
+            req.params.id,
+            parse(projectResetSchema, req.body ?? {}).confirm,
+          ),
+        ),
+    }),
+    sessionRoute({
+      method: 'GET',
+      path: '/users/@me/projects/{id}/reset',
+      params: projectIdParamSchema,
+      handler: async (req) => ok(await projectResetState(deps, req.session.userId, req.params.id)),
+    }),
+    sessionRoute({
       method: 'POST',
       path: '/users/@me/projects/{id}/regenerate-keys',
       params: projectIdParamSchema,
@@ -184,5 +218,5 @@ export const handler = lambdaEntry(createHandler, {
   kind: 'http',
   name: 'accounts',
   // The AWS adapters of the ports its declared uses need (checked by awsDeps and the tests).
-  wiring: { store: dynamoStore, mailer: sesMailer, linkSigningSecret: ssmLinkSigningSecret },
+  wiring: { store: dynamoStore, queue: sqsQueue, mailer: sesMailer, linkSigningSecret: ssmLinkSigningSecret },
 });

@@ -7,6 +7,7 @@ import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { s3Blobs } from '../../../shared/composition/aws-wiring/s3';
 import { s3InboundMail } from '../../../shared/composition/aws-wiring/s3-inbound';
 import { eventBridgeScheduler } from '../../../shared/composition/aws-wiring/scheduler';
+import { sesEmailIdentities } from '../../../shared/composition/aws-wiring/ses-identities';
 import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
@@ -37,5 +38,7 @@ export const handler = lambdaEntry(createHandler, {
     mailer: sesMailer,
     linkSigningSecret: ssmLinkSigningSecret,
     inboundMail: s3InboundMail,
+    // Deleting a project deletes the SES identities Sesame made for its domains.
+    emailIdentities: sesEmailIdentities,
   },
 });

@@ -5,6 +5,7 @@ import {
   DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -221,5 +222,33 @@ describe('batch reads', () => {
   it('send nothing for no keys', async () => {
     expect(await store.batchGet([])).toEqual([]);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(0);
+  });
+});
+
+describe('scan', () => {
+  it('reads the table itself (never an index) with the filter, a page at a time from its cursor', async () => {
+    const last = { pk: 'P#p1#C#c2', sk: '#CONTACT' };
+    dynamo
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [contact(1)], LastEvaluatedKey: last })
+      .resolvesOnce({ Items: [] });
+    const scan = {
+      filter: 'pk = :p OR begins_with(pk, :inside)',
+      values: { ':p': 'P#p1', ':inside': 'P#p1#' },
+    };
+    const first = await store.scan(scan, { limit: 2 });
+    expect(first).toEqual({ items: [contact(1)], cursor: encodeCursor(last) });
+    const second = await store.scan(scan, { limit: 2, cursor: first.cursor });
+    expect(second).toEqual({ items: [], cursor: '' });
+    const inputs = dynamo.commandCalls(ScanCommand).map((c) => c.args[0].input);
+    expect(inputs[0]).toStrictEqual({
+      TableName: 'sesame',
+      FilterExpression: 'pk = :p OR begins_with(pk, :inside)',
+      ExpressionAttributeValues: { ':p': 'P#p1', ':inside': 'P#p1#' },
+      Limit: 2,
+      ExclusiveStartKey: undefined,
+    });
+    expect(inputs[1]?.ExclusiveStartKey).toEqual(last);
+    expect(inputs.some((i) => 'IndexName' in i)).toBe(false);
   });
 });
