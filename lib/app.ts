@@ -1,6 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import type { Manifest } from '../shared/manifest';
-import type { StageConfig } from './config';
+import { type StageConfig, stripeSettingsOf } from './config';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack } from './stateless-stack';
 
@@ -35,6 +35,7 @@ export function addSesameStacks(
     publicBaseUrl: config.publicBaseUrl,
     signupEnabled: config.signupEnabled,
     systemFrom: config.systemFrom,
+    stripe: stripeSettingsOf(config),
     tags,
   });
   return { stateful, stateless };

@@ -5,6 +5,12 @@
  */
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import type { StripeSettings } from './constructs/stripe-billing';
+
+/** An SSM parameter name such as /sesame/prod/stripe-secret-key. */
+const ssmParameterName = z
+  .string()
+  .regex(/^\/[A-Za-z0-9_.\-/]{1,1000}$/, 'an SSM parameter name such as /sesame/prod/stripe-secret-key');
 
 const contextBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
@@ -46,9 +52,47 @@ export const stageConfigSchema = z.object({
         ),
     )
     .optional(),
+  /**
+   * Turns Stripe billing on (docs/billing.md): the price (`price_...`) a project's checkout
+   * subscribes it to. Unset, billing is off and its routes answer 400 BILLING_DISABLED.
+   */
+  stripePriceId: z
+    .string()
+    .regex(/^[\w-]{1,255}$/, 'a Stripe price id such as price_1Abc')
+    .optional(),
+  /** SSM parameter holding the Stripe secret key. @default /sesame/<stage>/stripe-secret-key */
+  stripeSecretKeyParameter: ssmParameterName.optional(),
+  /** SSM parameter holding the webhook signing secret. @default /sesame/<stage>/stripe-webhook-secret */
+  stripeWebhookSecretParameter: ssmParameterName.optional(),
+  /** The dashboard page Stripe returns to after checkout and from the portal; default the API URL. */
+  billingReturnUrl: z.url({ protocol: /^https$/ }).optional(),
 });
 
 export type StageConfig = z.infer<typeof stageConfigSchema>;
+
+/**
+ * The Stripe settings of a stage: undefined without `stripePriceId`; throws when another Stripe
+ * setting is given without it (it would silently do nothing).
+ */
+export function stripeSettingsOf(config: StageConfig): StripeSettings | undefined {
+  if (!config.stripePriceId) {
+    const stray = (
+      ['stripeSecretKeyParameter', 'stripeWebhookSecretParameter', 'billingReturnUrl'] as const
+    ).filter((key) => config[key] !== undefined);
+    if (stray.length > 0)
+      throw new Error(
+        `Invalid stage configuration (CDK context): ${stray.join(', ')} set without stripePriceId, which turns Stripe billing on`,
+      );
+    return undefined;
+  }
+  return {
+    priceId: config.stripePriceId,
+    secretKeyParameter: config.stripeSecretKeyParameter ?? `/sesame/${config.stage}/stripe-secret-key`,
+    webhookSecretParameter:
+      config.stripeWebhookSecretParameter ?? `/sesame/${config.stage}/stripe-webhook-secret`,
+    ...(config.billingReturnUrl ? { returnUrl: config.billingReturnUrl } : {}),
+  };
+}
 
 /** Reads the stage configuration from CDK context, failing with every invalid key listed. */
 export function stageConfigFromContext(node: Node): StageConfig {

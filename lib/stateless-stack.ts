@@ -33,8 +33,18 @@ import { DirectUploadApi } from './constructs/direct-upload-api';
 import { bindEmailSending } from './constructs/email-sending';
 import { FunctionScheduleTarget } from './constructs/function-schedule-target';
 import { bindSubscriptionLinks } from './constructs/link-signing';
-import { bindSenderDomainCheck, bindSenderDomainManagement } from './constructs/sender-domains';
+import {
+  bindSenderDomainCheck,
+  bindSenderDomainManagement,
+  bindSenderDomainRemoval,
+} from './constructs/sender-domains';
 import { SesameFunction } from './constructs/sesame-function';
+import {
+  bindBillingFlag,
+  bindStripeApi,
+  bindStripeWebhooks,
+  type StripeSettings,
+} from './constructs/stripe-billing';
 import { pascalCase, SES_EVENTS_QUEUE, type StatefulResources } from './stateful-stack';
 
 export interface StatelessStackProps extends StackProps {
@@ -64,6 +74,8 @@ export interface StatelessStackProps extends StackProps {
   readonly signupEnabled?: boolean;
   /** Sender of Sesame's own mails (SYSTEM_FROM). @default none: those mails are not sent */
   readonly systemFrom?: string;
+  /** Stripe billing (docs/billing.md). @default none: billing is off (400 BILLING_DISABLED) */
+  readonly stripe?: StripeSettings;
 }
 
 /**
@@ -82,6 +94,7 @@ export class StatelessStack extends Stack {
   private readonly stateful: StatefulResources;
   private readonly logRetention: RetentionDays;
   private publicBaseUrl = '';
+  private stripe: StripeSettings | undefined;
   private accounts: { signupEnabled: boolean; systemFrom: string | undefined } = {
     signupEnabled: false,
     systemFrom: undefined,
@@ -122,6 +135,7 @@ export class StatelessStack extends Stack {
     });
     // Links in emails point here; the API id is known before any function exists (no cycle).
     this.accounts = { signupEnabled: props.signupEnabled ?? false, systemFrom: props.systemFrom };
+    this.stripe = props.stripe;
     this.publicBaseUrl =
       props.publicBaseUrl?.replace(/\/+$/, '') ??
       `https://${this.api.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
@@ -299,7 +313,11 @@ export class StatelessStack extends Stack {
       this.stateful;
     const declared = new Set(uses);
     // Every function gets the table's name (the environment schema requires it); rights per use.
-    table.bind(fn, { read: declared.has('table:read'), write: declared.has('table:write') });
+    table.bind(fn, {
+      read: declared.has('table:read'),
+      write: declared.has('table:write'),
+      scan: declared.has('table:scan'),
+    });
     const events = () => {
       if (!emailEvents) {
         throw new Error(
@@ -311,6 +329,7 @@ export class StatelessStack extends Stack {
     const binders: Record<PortUse, (() => void) | undefined> = {
       'table:read': undefined,
       'table:write': undefined,
+      'table:scan': undefined,
       queue: () => {
         for (const queue of queues.values()) queue.bindSender(fn);
       },
@@ -323,17 +342,24 @@ export class StatelessStack extends Stack {
       dns: undefined,
       'manage-sender-domains': () => bindSenderDomainManagement(sesameFunction),
       'check-sender-domains': () => bindSenderDomainCheck(sesameFunction),
+      'delete-sender-domains': () => bindSenderDomainRemoval(sesameFunction),
       'sign-links': () =>
         bindSubscriptionLinks(fn, { publicBaseUrl: this.publicBaseUrl, signingKey: linkSigning }),
       // The images bucket's name and public URL; `images` sets them too.
       'feature-flags': () => {
         if (!declared.has('images')) images.bindName(fn);
+        // `billing.enabled`: the key parameter's name, no right on it.
+        if (this.stripe && !declared.has('stripe')) bindBillingFlag(fn, this.stripe);
       },
       // The topic whose HTTPS deliveries POST /webhooks/sns accepts; no AWS right.
       'receive-sns': () => events().bindTopicArn(fn),
       // Reading received mail, when the deployment receives any (`inboundDomain`); otherwise the
       // use has nothing to bind, and the port says so if it is called (shared/composition/aws.ts).
       'inbound-mail': () => inboundMail?.bindReader(fn),
+      // Stripe's secrets from their SSM parameters, each to the functions that use it; nothing
+      // without Stripe (the routes answer 400 BILLING_DISABLED).
+      stripe: () => this.stripe && bindStripeApi(fn, this.stripe),
+      'stripe-webhooks': () => this.stripe && bindStripeWebhooks(fn, this.stripe),
       // Settings only, no right.
       accounts: () => {
         fn.addEnvironment('SIGNUP_ENABLED', String(this.accounts.signupEnabled));

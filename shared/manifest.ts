@@ -32,6 +32,9 @@ export type RouteAuth = 'secret' | 'public' | 'session' | 'none';
  *   BatchGetItem, Query (the table and its indexes);
  * - `table:write`: `deps.store` writes (write, writeIf, batchDelete): PutItem, UpdateItem,
  *   DeleteItem, BatchWriteItem (and ConditionCheckItem, which only transactions use);
+ * - `table:scan`: `deps.store.scan`, a Scan of the whole table (never an index): only for rare
+ *   background work that no index can list (deleting or resetting a project, shared/projects/wipe.ts),
+ *   never on a request path;
  * - `queue`: `deps.queue`, sending to the manifest's queues;
  * - `scheduler`: `deps.scheduler`, one-off schedules that put a message on a queue later;
  * - `blobs`: `deps.blobs`, the objects of the upload bucket;
@@ -44,6 +47,8 @@ export type RouteAuth = 'secret' | 'public' | 'session' | 'none';
  *   SES domain identities, set their MAIL FROM domain, find Route 53 hosted zones and upsert the
  *   domain's records in them;
  * - `check-sender-domains`: `deps.emailIdentities.getDomainIdentity`, reading SES identities;
+ * - `delete-sender-domains`: `deps.emailIdentities.deleteDomainIdentity`, deleting SES identities
+ *   (a deleted project's domains), nothing else;
  * - `sign-links`: the key of the signed subscription links in emails and the public base URL they
  *   point at (`deps.config.linkSigningSecret`, `publicBaseUrl`; on AWS the name of the key's SSM
  *   parameter and `ssm:GetParameter` on it), for code that makes links (sending) or checks them
@@ -65,12 +70,21 @@ export type RouteAuth = 'secret' | 'public' | 'session' | 'none';
  * - `accounts`: the account settings of the deployment, with no right on anything: whether signup
  *   is open (`deps.config.signupEnabled`, SIGNUP_ENABLED) and the sender of Sesame's own mails
  *   (`deps.config.systemFrom`, SYSTEM_FROM: email verification and password reset).
+ * - `stripe`: `deps.billing`'s calls to the Stripe API (checkout, billing portal, invoices): on AWS
+ *   the name of the Stripe secret key's SSM parameter (STRIPE_SECRET_KEY_PARAMETER) and
+ *   `ssm:GetParameter` on it, the price (STRIPE_PRICE_ID) and the return page (BILLING_RETURN_URL).
+ *   A deployment without Stripe binds nothing, and the routes answer 400 BILLING_DISABLED.
+ * - `stripe-webhooks`: `deps.billing.verifyWebhook`, checking Stripe's event signatures: the name of
+ *   the webhook secret's SSM parameter (STRIPE_WEBHOOK_SECRET_PARAMETER) and `ssm:GetParameter` on
+ *   it; never the API key. (`feature-flags` gets the key parameter's name alone, no right, so that
+ *   `GET /config` can say whether billing is on.)
  *
  * Every function gets the table's name, which the environment schema requires (it grants nothing).
  */
 export type PortUse =
   | 'table:read'
   | 'table:write'
+  | 'table:scan'
   | 'queue'
   | 'scheduler'
   | 'blobs'
@@ -79,11 +93,14 @@ export type PortUse =
   | 'dns'
   | 'manage-sender-domains'
   | 'check-sender-domains'
+  | 'delete-sender-domains'
   | 'sign-links'
   | 'feature-flags'
   | 'receive-sns'
   | 'inbound-mail'
-  | 'accounts';
+  | 'accounts'
+  | 'stripe'
+  | 'stripe-webhooks';
 
 /**
  * What authenticating a request of each route kind uses (shared/http/auth), together with the
@@ -399,7 +416,8 @@ const manifestData = {
       // (SYSTEM_FROM); tokens and sessions are signed with keys derived from the link secret.
       name: 'accounts',
       handler: 'functions/http/accounts/index.ts',
-      uses: ['table:read', 'table:write', 'mailer', 'sign-links', 'accounts'],
+      // Deleting and resetting a project queue its wipe (shared/projects/wipe.ts).
+      uses: ['table:read', 'table:write', 'queue', 'mailer', 'sign-links', 'accounts'],
       routes: [
         { method: 'POST', path: '/auth/signup', auth: 'none' },
         { method: 'POST', path: '/auth/login', auth: 'none' },
@@ -413,10 +431,27 @@ const manifestData = {
         { method: 'GET', path: '/users/@me/projects', auth: 'session' },
         { method: 'POST', path: '/users/@me/projects', auth: 'session' },
         { method: 'PATCH', path: '/users/@me/projects/{id}', auth: 'session' },
+        { method: 'DELETE', path: '/users/@me/projects/{id}', auth: 'session' },
+        { method: 'POST', path: '/users/@me/projects/{id}/reset', auth: 'session' },
+        { method: 'GET', path: '/users/@me/projects/{id}/reset', auth: 'session' },
         { method: 'POST', path: '/users/@me/projects/{id}/regenerate-keys', auth: 'session' },
         { method: 'GET', path: '/users/@me/projects/{id}/security', auth: 'session' },
         { method: 'GET', path: '/projects/{id}/security', auth: 'session' },
         { method: 'GET', path: '/projects/{id}/setup-state', auth: 'session' },
+      ],
+    },
+    {
+      // A project's monthly send caps and its consumption, for its members (shared/billing): a
+      // session's reads (its JWT checked with a key derived from the link secret), the caps' item
+      // written, the user's rate-limit window.
+      name: 'billing',
+      handler: 'functions/http/billing/index.ts',
+      memoryMb: 256,
+      uses: ['table:read', 'table:write', 'sign-links'],
+      routes: [
+        { method: 'GET', path: '/users/@me/projects/{id}/billing-limits', auth: 'session' },
+        { method: 'PUT', path: '/users/@me/projects/{id}/billing-limits', auth: 'session' },
+        { method: 'GET', path: '/users/@me/projects/{id}/billing-consumption', auth: 'session' },
       ],
     },
     {
@@ -429,6 +464,29 @@ const manifestData = {
       memoryMb: 256,
       uses: ['receive-sns', 'queue'],
       routes: [{ method: 'POST', path: '/webhooks/sns', auth: 'none' }],
+    },
+    {
+      // A project's Stripe subscription, for its members (session cookie): a hosted checkout page,
+      // the billing portal and the customer's invoices (shared/billing/checkout.ts). The Stripe
+      // client is loaded on the first call; the project's billing item is read and written.
+      name: 'billing-stripe',
+      handler: 'functions/http/billing-stripe/index.ts',
+      uses: ['table:read', 'table:write', 'sign-links', 'stripe'],
+      routes: [
+        { method: 'POST', path: '/users/@me/projects/{id}/checkout', auth: 'session' },
+        { method: 'POST', path: '/users/@me/projects/{id}/billing-portal', auth: 'session' },
+        { method: 'GET', path: '/users/@me/projects/{id}/billing-invoices', auth: 'session' },
+      ],
+    },
+    {
+      // Stripe's event deliveries: open (Stripe sends no key), each event's Stripe-Signature checked
+      // with the webhook secret instead, claimed once by its id and applied to the project's
+      // billing item and `disabled` flag (shared/billing/stripe-webhook.ts). No Stripe API call.
+      name: 'stripe-webhook',
+      handler: 'functions/http/stripe-webhook/index.ts',
+      memoryMb: 256,
+      uses: ['table:read', 'table:write', 'stripe-webhooks'],
+      routes: [{ method: 'POST', path: '/webhooks/incoming/stripe', auth: 'none' }],
     },
   ],
   fallbackGroup: 'config',
@@ -488,9 +546,14 @@ const manifestData = {
       // mails its audience with signed subscription links. Received mail is read where SES
       // stored it (shared/inbound). Workflow steps schedule their delays and wait timeouts (and
       // delete them), mail with signed links and call webhooks (plain HTTPS, no AWS right).
+      // Wiping a deleted or reset project (shared/projects/wipe-job.ts) scans the table, the one
+      // function that may, and deletes the SES identities Sesame made for a deleted project's
+      // domains, as DELETE /domains/{id} does (that alone: no reading, no Route 53).
       uses: [
         'table:read',
         'table:write',
+        'table:scan',
+        'delete-sender-domains',
         'queue',
         'scheduler',
         'blobs',

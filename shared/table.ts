@@ -16,8 +16,16 @@
  * the five-minute background check reads across projects. Only `shared/domains/repository.ts`
  * reads either, and neither is reachable from a request for another project's data.
  *
+ * Deleting or resetting a project (shared/projects/wipe-job.ts) must find items no index lists
+ * (email records, import and bulk jobs, idempotency keys): it is the one reader of the whole table,
+ * a background Scan filtered on the project's prefix, run by the jobs worker only (manifest use
+ * `table:scan`), never on a request path.
+ *
  * Access patterns (entity: pattern -> key or index):
- * - project: by id -> pk P#<pid>, sk #PROJECT
+ * - project: by id -> pk P#<pid>, sk #PROJECT (with `deletedAt` while it is being deleted, and the
+ *   last delete's or reset's state and scan position in `wipe`)
+ * - every item of a project (delete, reset: background only) -> Scan, filter pk = P#<pid> OR
+ *   begins_with(pk, P#<pid>#)
  * - api key: by hash -> pk KEY#<sha256>, sk #KEY
  * - contact: by id -> pk P#<pid>#C#<cid>, sk #CONTACT
  * - contact: unique email claim, lookup by email -> pk P#<pid>#EMAIL#<lower email>, sk #EMAIL
@@ -70,6 +78,15 @@
  * - bulk jobs: by id (status, ids, counts, failures) -> pk P#<pid>#BULK#<jobId>, sk #JOB (TTL)
  * - idempotency keys -> pk P#<pid>#IDEM#<scope>#<key>, sk #IDEM (TTL)
  * - rate-limit windows -> pk P#<pid>#RATE#<window>, sk #RATE (TTL)
+ * - monthly send caps per category (shared/billing) -> pk P#<pid>, sk BILLING#LIMITS
+ * - sends counted per category in one calendar month (UTC), the caps' reservations -> pk
+ *   P#<pid>#USAGE, sk <YYYY-MM>
+ * - the project's Stripe customer and subscription (shared/billing/subscription.ts) -> pk P#<pid>,
+ *   sk BILLING#STRIPE
+ * - Stripe customer: which project it pays for (exception: Stripe's events name the customer, not
+ *   the project) -> pk STRIPECUSTOMER#<customer id>, sk #CLAIM
+ * - Stripe event: claimed once, applied once (exception: claimed before its project is known) ->
+ *   pk STRIPEEVENT#<event id>, sk #EVENT (TTL)
  *
  * Accounts (exceptions: a person is not inside one project; only shared/accounts reads these, and
  * a user reaches a project's data only through a membership item):
@@ -296,6 +313,16 @@ export const keys = {
     sk: '#IDEM',
   }),
   rateWindow: (projectId: string, window: number) => ({ pk: `${P(projectId)}#RATE#${window}`, sk: '#RATE' }),
+  /** A project's monthly send caps (shared/billing/repository.ts). */
+  billingLimits: (projectId: string) => ({ pk: P(projectId), sk: 'BILLING#LIMITS' }),
+  /** A project's sends of one calendar month (`YYYY-MM`, UTC), per category: the caps' counter. */
+  billingUsage: (projectId: string, month: string) => ({ pk: `${P(projectId)}#USAGE`, sk: month }),
+  /** A project's Stripe customer and subscription (shared/billing/subscription.ts). */
+  billingStripe: (projectId: string) => ({ pk: P(projectId), sk: 'BILLING#STRIPE' }),
+  /** The project a Stripe customer pays for: holds the project id. */
+  stripeCustomer: (customerId: string) => ({ pk: `STRIPECUSTOMER#${customerId}`, sk: '#CLAIM' }),
+  /** One Stripe event's claim (TTL): deliveries of an event share its id. */
+  stripeEvent: (eventId: string) => ({ pk: `STRIPEEVENT#${eventId}`, sk: '#EVENT' }),
   // Accounts (shared/accounts): people sit above projects, so these keys start with the user.
   user: (userId: string) => ({ pk: `USER#${userId}`, sk: '#USER' }),
   /** A user's email, unique across the deployment (case-insensitive): holds the user id. */

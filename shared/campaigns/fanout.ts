@@ -24,37 +24,63 @@
  *   CANCELLED the same way. A message that finds the run ended but the campaign not yet (a crash
  *   in between) ends it.
  *
+ * The monthly campaigns cap (shared/billing/caps.ts): a send that starts (now, or when its schedule
+ * fires) is refused when its audience would pass it (`roomNeededFor`); while it runs, each batch
+ * reserves room for its recipients (`reserveBatch`, noted on the run so a batch run again reuses
+ * it), those past the room granted are settled FAILED with reason `BILLING_LIMIT_REACHED`, and
+ * what did not reach SES is given back once the batch is checkpointed. A run that meets the cap
+ * so goes on to the end of its audience, failing the rest, and ends SENT.
+ *
  * Throttling: each message is sent at a slot the shared rate limiter gave it; when SES still
  * throttles past the delivery policy's retries, that recipient's claim is given back and the
  * message is queued again after a pause (`THROTTLED_DELAY_S`), resuming the same batch.
  */
 import { RetryableSendError } from '../adapters/aws/send-errors';
+import {
+  BILLING_LIMIT_REACHED,
+  capReachedMessage,
+  capRefusal,
+  type Reservation,
+  releaseSends,
+  reserveSends,
+} from '../billing/caps';
 import type { ContactRecord } from '../contacts/repository';
 import { suppressedAmong } from '../email-events/repository';
 import { emit } from '../events/emit';
 import { type ChunkOptions, chunkedJob, MOVED_ON, runChunked } from '../jobs/chunked';
-import { enqueue, type JobMeta } from '../jobs/registry';
+import { enqueue, type JobMeta, scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
+import {
+  HOLD_DELAY_S,
+  holdExpired,
+  PROJECT_DISABLED,
+  type ProjectState,
+  projectState,
+} from '../projects/state';
 import type { EmailContent } from '../sending/compose';
 import { type DeliveryPolicy, deliverEmail } from '../sending/deliver';
 import { type EmailIds, failedEvent, sentEvent } from '../sending/outcomes';
 import { attemptOutcome, claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
 import { linkSettings } from '../subscriptions/links';
-import { type Audience, audiencePage, prepareAudience } from './audience';
+import { type Audience, audiencePage, prepareAudience, roomNeededFor } from './audience';
 import { campaignEmailIds } from './ids';
 import { CAMPAIGN_SEND_JOB, type CampaignSendMessage, campaignSendJobMessage } from './messages';
 import {
   type CampaignRecord,
   type CampaignRun,
+  cancelRun,
+  cancelSendingCampaign,
   checkpointRun,
   endCampaignRun,
   finishRun,
   getCampaignRecord,
   getCampaignRun,
   NO_COUNTS,
+  noteCapReservation,
   putNewRun,
   type RunCounts,
   recordRunError,
+  replaceCampaign,
   startScheduledCampaign,
 } from './repository';
 import { accountSendRate, type SendRateLimiter, sendRateLimiter } from './send-rate';
@@ -117,6 +143,9 @@ interface Batch {
   readonly counts: RunCounts;
   /** The run was cancelled: nothing was claimed, nothing is written. */
   readonly cancelled: boolean;
+  /** The monthly cap's reservation of the batch, and how much of it reached (or may have reached) SES. */
+  readonly reservation?: Reservation;
+  readonly consumed: number;
 }
 
 type Outcome = 'sent' | 'failed' | 'skipped' | 'unknown' | 'counted-before';
@@ -152,10 +181,33 @@ export function fanOutChunks(options: FanOutOptions = {}) {
       const current = await getCampaignRun(deps, campaign.projectId, campaign.id);
       if (!current || current.runId !== run.runId || current.batch !== run.batch) return MOVED_ON;
       if (current.state === 'cancelled') {
-        return { next: { ...state, run: current }, items: 0, done: true, counts: NO_COUNTS, cancelled: true };
+        return {
+          next: { ...state, run: current },
+          items: 0,
+          done: true,
+          counts: NO_COUNTS,
+          cancelled: true,
+          consumed: 0,
+        };
       }
       const page = await audiencePage(deps, state.audience, current.position, state.batchSize);
-      const outcomes = await sendBatch(deps, state, page.recipients, current.batch, concurrency, delivery);
+      // Addresses on the project's suppression list (a permanent bounce, a complaint) are skipped
+      // without a send slot or room under the cap: one batch read for the batch.
+      const suppressed = await suppressedAmong(
+        deps,
+        campaign.projectId,
+        page.recipients.map((c) => c.email),
+      );
+      const sending = page.recipients.filter((c) => !suppressed.has(c.email.toLowerCase())).length;
+      const reservation = await reserveBatch(deps, current, sending);
+      if (!reservation) return MOVED_ON;
+      const outcomes = await sendBatch(deps, state, page.recipients, {
+        batch: current.batch,
+        suppressed,
+        granted: reservation.granted,
+        concurrency,
+        delivery,
+      });
       const counts = countOf(outcomes);
       const next: CampaignRun = {
         ...current,
@@ -174,13 +226,26 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         done: page.done,
         counts,
         cancelled: false,
+        reservation,
+        consumed: outcomes.filter((o) => o === 'sent' || o === 'unknown').length,
       };
     },
     async checkpoint(deps: Deps, state: FanOut, batch: Batch): Promise<boolean> {
       if (batch.cancelled) return true;
       const at = deps.clock.now().toISOString();
       const { position, listed } = batch.next.run;
-      return checkpointRun(deps, state.run, state.run.batch, { position, listed, at }, batch.counts);
+      const saved = await checkpointRun(
+        deps,
+        state.run,
+        state.run.batch,
+        { position, listed, at },
+        batch.counts,
+      );
+      // Once the batch counts (never before: a batch run again must find its reservation whole),
+      // what of its reservation did not reach SES is given back. A crash in between leaves it counted.
+      if (saved && batch.reservation)
+        await releaseSends(deps, batch.reservation, batch.reservation.granted - batch.consumed);
+      return saved;
     },
     async finish(deps: Deps, state: FanOut) {
       await endRun(deps, state.campaign, state.run);
@@ -216,7 +281,25 @@ export function fanOutChunks(options: FanOutOptions = {}) {
 async function load(deps: Deps, m: CampaignSendMessage): Promise<Loaded | undefined> {
   let campaign = await getCampaignRecord(deps, m.projectId, m.campaignId, { consistent: true });
   if (!campaign) return undefined;
+  // A deleted project's send does nothing; a disabled one's sends nothing (`holdForDisabledProject`).
+  const project = await projectState(deps, m.projectId);
+  if (project.state === 'gone') return undefined;
+  if (project.state === 'disabled') {
+    await holdForDisabledProject(deps, m, campaign, project);
+    return undefined;
+  }
   if (m.trigger === 'schedule' && campaign.status === 'SCHEDULED' && campaign.scheduleToken === m.runId) {
+    // The monthly cap, as a send now checks it: an audience that would pass it does not start.
+    const refusal = await capRefusal(
+      deps,
+      m.projectId,
+      'campaigns',
+      await roomNeededFor(deps, m.projectId, campaign),
+    );
+    if (refusal) {
+      await unscheduleOverCap(deps, campaign, refusal);
+      return undefined;
+    }
     const at = deps.clock.now().toISOString();
     if (await startScheduledCampaign(deps, m.projectId, m.campaignId, m.runId, at)) {
       campaign = { ...campaign, status: 'SENDING', runId: m.runId, startedAt: at, scheduledFor: null };
@@ -252,6 +335,7 @@ async function load(deps: Deps, m: CampaignSendMessage): Promise<Loaded | undefi
       ...NO_COUNTS,
       engagement: { delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0 },
       error: null,
+      capReservation: null,
       updatedAt: now,
     };
     run = (await putNewRun(deps, fresh)) ? fresh : await getCampaignRun(deps, m.projectId, m.campaignId);
@@ -263,6 +347,129 @@ async function load(deps: Deps, m: CampaignSendMessage): Promise<Loaded | undefi
     return undefined;
   }
   return { campaign, run };
+}
+
+/**
+ * A send of a disabled project (docs/accounts.md, "Disabled projects"):
+ * - a schedule that fires does not start the campaign: it becomes a DRAFT again, as a cancelled
+ *   schedule leaves it (to be scheduled again once the project is enabled);
+ * - a send under way (or one whose request is still writing SENDING) is held: its message is
+ *   scheduled again `HOLD_DELAY_S` later and goes on where the fan-out stopped once the project is enabled
+ *   again; held past `MAX_HOLD_MS` from the project's `disabledAt`, it is cancelled (CANCELLED,
+ *   with the recipients handled so far).
+ */
+async function holdForDisabledProject(
+  deps: Deps,
+  m: CampaignSendMessage,
+  campaign: CampaignRecord,
+  project: ProjectState,
+): Promise<void> {
+  const at = deps.clock.now().toISOString();
+  const fields = { code: PROJECT_DISABLED, projectId: campaign.projectId, campaignId: campaign.id };
+  if (m.trigger === 'schedule' && campaign.status === 'SCHEDULED' && campaign.scheduleToken === m.runId) {
+    const draft: CampaignRecord = {
+      ...campaign,
+      status: 'DRAFT',
+      scheduledFor: null,
+      scheduleToken: null,
+      updatedAt: at,
+      version: campaign.version + 1,
+    };
+    const unscheduled = await replaceCampaign(deps, draft, {
+      version: campaign.version,
+      status: ['SCHEDULED'],
+    });
+    if (unscheduled)
+      console.warn(
+        JSON.stringify({
+          level: 'warn',
+          message: 'Scheduled campaign not started: its project is disabled; it is a DRAFT again',
+          ...fields,
+        }),
+      );
+    return;
+  }
+  const sending = campaign.status === 'SENDING' && campaign.runId === m.runId;
+  const starting = m.trigger === 'now' && (campaign.status === 'DRAFT' || campaign.status === 'SCHEDULED');
+  if (!sending && !starting) return;
+  if (holdExpired(project, deps.clock.now())) {
+    if (sending && (await cancelRun(deps, campaign.projectId, campaign.id, m.runId, at)))
+      await cancelSendingCampaign(deps, campaign.projectId, campaign.id, m.runId, at);
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'Campaign send given up: its project stayed disabled',
+        ...fields,
+      }),
+    );
+    return;
+  }
+  // A schedule named after the campaign: copies of this message (a redelivery) make one, not two.
+  await scheduleJob(deps, campaignSendJobMessage, m, {
+    name: `hold-campaign-${campaign.id}`,
+    at: new Date(deps.clock.now().getTime() + HOLD_DELAY_S * 1000),
+  });
+}
+
+/**
+ * A scheduled campaign whose audience would pass the monthly cap when its schedule fires is not
+ * started: it becomes a DRAFT again, as a cancelled schedule leaves it, to be sent once there is
+ * room (a higher cap, the next month). A campaign changed meanwhile (rescheduled, sent, deleted)
+ * is left as it is: its version moved on.
+ */
+async function unscheduleOverCap(deps: Deps, campaign: CampaignRecord, refusal: Error): Promise<void> {
+  const at = deps.clock.now().toISOString();
+  const draft: CampaignRecord = {
+    ...campaign,
+    status: 'DRAFT',
+    scheduledFor: null,
+    scheduleToken: null,
+    updatedAt: at,
+    version: campaign.version + 1,
+  };
+  const unscheduled = await replaceCampaign(deps, draft, {
+    version: campaign.version,
+    status: ['SCHEDULED'],
+  });
+  console.warn(
+    JSON.stringify({
+      level: 'warn',
+      message: unscheduled
+        ? 'Scheduled campaign not started: its audience would pass the monthly cap; it is a DRAFT again'
+        : 'Scheduled campaign over the monthly cap was changed meanwhile; left as it is',
+      code: BILLING_LIMIT_REACHED,
+      projectId: campaign.projectId,
+      campaignId: campaign.id,
+      error: refusal.message,
+    }),
+  );
+}
+
+/**
+ * The monthly cap's reservation of the run's current batch for its `sending` recipients (those not
+ * suppressed): as many as the cap leaves room for. A batch that runs again (its runner died before
+ * the checkpoint, SES throttled it) finds its reservation noted on the run and reuses it, and of
+ * two runners of one batch at once (a redelivered message beside its continuation) only the first
+ * to note its reservation keeps it: the other gives its own back and takes the noted one. So a
+ * redelivery never counts a batch twice; only a crash between the reservation and its note does
+ * (at most one batch per crash, on the safe side of the cap). Undefined when the run moved on.
+ */
+async function reserveBatch(deps: Deps, run: CampaignRun, sending: number): Promise<Reservation | undefined> {
+  const notedOf = (r: CampaignRun): Reservation | undefined => {
+    const noted = r.capReservation;
+    return noted && noted.batch === r.batch
+      ? { projectId: r.projectId, category: 'campaigns', month: noted.month, granted: noted.granted }
+      : undefined;
+  };
+  const noted = notedOf(run);
+  if (noted) return noted;
+  const reservation = await reserveSends(deps, run.projectId, 'campaigns', sending, 'up-to');
+  if (sending === 0) return reservation;
+  const note = { batch: run.batch, month: reservation.month, granted: reservation.granted };
+  if (await noteCapReservation(deps, run, note)) return reservation;
+  await releaseSends(deps, reservation, reservation.granted);
+  const now = await getCampaignRun(deps, run.projectId, run.campaignId);
+  return now && now.runId === run.runId && now.batch === run.batch ? notedOf(now) : undefined;
 }
 
 /** Ends a run read to its end (finished, or cancelled meanwhile) and its campaign (SENT, CANCELLED). */
@@ -283,29 +490,39 @@ async function endRun(deps: Deps, campaign: CampaignRecord, run: CampaignRun): P
   });
 }
 
-/** Sends a batch's recipients at their rate slots, `concurrency` at a time; their outcomes, in order. */
+/** How one batch is sent. */
+interface BatchPlan {
+  readonly batch: number;
+  /** Lower-case addresses on the project's suppression list. */
+  readonly suppressed: ReadonlySet<string>;
+  /** Recipients (not suppressed, in order) the monthly cap leaves room for; the rest fail with its reason. */
+  readonly granted: number;
+  readonly concurrency: number;
+  readonly delivery: DeliveryPolicy;
+}
+
+/**
+ * Sends a batch's recipients at their rate slots, `concurrency` at a time; their outcomes, in
+ * order. Suppressed recipients are skipped, and those past the room the cap granted are settled
+ * FAILED with reason `BILLING_LIMIT_REACHED`, neither with a send slot.
+ */
 async function sendBatch(
   deps: Deps,
   state: FanOut,
   recipients: readonly ContactRecord[],
-  batch: number,
-  concurrency: number,
-  delivery: DeliveryPolicy,
+  plan: BatchPlan,
 ): Promise<Outcome[]> {
-  // Addresses on the project's suppression list (a permanent bounce, a complaint) are skipped
-  // without a send slot: one batch read for the batch.
-  const suppressed = await suppressedAmong(
-    deps,
-    state.campaign.projectId,
-    recipients.map((c) => c.email),
-  );
-  const isSuppressed = (c: ContactRecord) => suppressed.has(c.email.toLowerCase());
-  const sending = recipients.filter((c) => !isSuppressed(c)).length;
+  const { batch, delivery } = plan;
+  const isSuppressed = (c: ContactRecord) => plan.suppressed.has(c.email.toLowerCase());
+  const sending = Math.min(plan.granted, recipients.filter((c) => !isSuppressed(c)).length);
   const reserved: number[] = [];
   while (reserved.length < sending)
     reserved.push(...(await state.limiter.reserve(sending - reserved.length)));
   let taken = 0;
-  const slots = recipients.map((c) => (isSuppressed(c) ? undefined : reserved[taken++]));
+  const plans = recipients.map((c): number | 'suppressed' | 'over-cap' => {
+    if (isSuppressed(c)) return 'suppressed';
+    return taken < sending ? reserved[taken++]! : 'over-cap';
+  });
   const outcomes: Outcome[] = new Array(recipients.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -313,17 +530,19 @@ async function sendBatch(
     while (!failure && next < recipients.length) {
       const i = next++;
       try {
-        const slot = slots[i];
+        const slot = plans[i]!;
         outcomes[i] =
-          slot === undefined
+          slot === 'suppressed'
             ? await skipSuppressed(deps, state, recipients[i]!, batch)
-            : await sendOne(deps, state, recipients[i]!, batch, slot, delivery);
+            : slot === 'over-cap'
+              ? await failOverCap(deps, state, recipients[i]!, batch)
+              : await sendOne(deps, state, recipients[i]!, batch, slot, delivery);
       } catch (error) {
         failure ??= { error };
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, recipients.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(plan.concurrency, recipients.length) }, worker));
   if (failure) throw failure.error;
   return outcomes;
 }
@@ -347,6 +566,38 @@ async function skipSuppressed(
   };
   if (!(await claimEmailRecord(deps, record))) return resume(deps, campaign.projectId, ids, batch);
   return 'skipped';
+}
+
+/**
+ * A recipient past the monthly cap: its record claimed FAILED (reason `BILLING_LIMIT_REACHED`)
+ * and its `email.failed` emitted, nothing rendered or sent.
+ */
+async function failOverCap(
+  deps: Deps,
+  state: FanOut,
+  contact: ContactRecord,
+  batch: number,
+): Promise<Outcome> {
+  const { campaign, content, compose } = state;
+  const ids = campaignEmailIds(campaign.id, contact.id);
+  const recipient = { to: { email: contact.email }, contact };
+  const now = deps.clock.now();
+  const failure = {
+    reason: BILLING_LIMIT_REACHED,
+    message: capReachedMessage('campaigns'),
+    at: now.toISOString(),
+  };
+  const record: EmailRecord = {
+    ...compose.newEmailRecord(campaign.projectId, content, recipient, ids.email, now),
+    status: 'FAILED',
+    reason: failure.reason,
+    error: failure.message,
+    campaignId: campaign.id,
+    campaignBatch: batch,
+  };
+  if (!(await claimEmailRecord(deps, record))) return resume(deps, campaign.projectId, ids, batch);
+  await emit(deps, failedEvent(record, ids.failedEvent, failure));
+  return 'failed';
 }
 
 /** One recipient: rendered, claimed and sent at its slot; or its outcome read back from its record. */

@@ -10,7 +10,8 @@
  * - The run: one small item per sent campaign (`P#<pid>#CAMPAIGN#<id>` / `#RUN`): where the
  *   fan-out stands in its audience (`batch`, `position`) and what became of its recipients
  *   (`recipients`, `sent`, `failed`, `skipped`, `unknown`), each batch's changes written in one
- *   conditional update. The campaign item is rewritten only when the send starts and ends, so a
+ *   conditional update, and the monthly cap's reservation of the batch under way (`capBatch`,
+ *   `capMonth`, `capGranted`). The campaign item is rewritten only when the send starts and ends, so a
  *   fan-out never rewrites a body of up to 256 KB, and counters never contend with edits.
  */
 import type { Condition } from '../conditions';
@@ -331,6 +332,16 @@ export interface CampaignRun extends RunCounts {
   readonly engagement: Readonly<Record<EngagementMetric, number>>;
   /** The last error of a fan-out message that the queue gave up on (dead-lettered). */
   readonly error: string | null;
+  /**
+   * The monthly cap's reservation of the batch under way (shared/billing/caps.ts): the batch it
+   * is for, the month it is counted in and how many sends it granted; a batch that runs again
+   * reuses it rather than reserving twice. Null before the first reservation.
+   */
+  readonly capReservation: {
+    readonly batch: number;
+    readonly month: string;
+    readonly granted: number;
+  } | null;
   readonly updatedAt: string;
 }
 
@@ -355,6 +366,10 @@ function runFromItem(item: Item): CampaignRun {
       number
     >,
     error: typeof item.error === 'string' ? item.error : null,
+    capReservation:
+      typeof item.capBatch === 'number'
+        ? { batch: item.capBatch, month: String(item.capMonth ?? ''), granted: Number(item.capGranted ?? 0) }
+        : null,
     updatedAt: String(item.updatedAt ?? ''),
   };
 }
@@ -371,7 +386,7 @@ export async function getCampaignRun(
 
 /** Creates the run of a send that starts; false when the campaign has a run already. */
 export function putNewRun(deps: StoreDeps, run: CampaignRun): Promise<boolean> {
-  const { engagement, ...item } = run;
+  const { engagement, capReservation: _none, ...item } = run;
   return deps.store.writeIf({
     put: {
       ...keys.campaignRun(run.projectId, run.campaignId),
@@ -414,6 +429,30 @@ export function checkpointRun(
       ':run': run.runId,
       ':from': from,
       ...Object.fromEntries(COUNT_NAMES.map((name) => [`:${name}`, counts[name]])),
+    },
+  });
+}
+
+/**
+ * Notes the monthly cap's reservation of batch `batch` on the run, on the condition that the run
+ * is still at that batch and has no reservation noted for it; false when it moved on (another
+ * runner checkpointed it) or another runner of the batch noted its own first.
+ */
+export function noteCapReservation(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  reservation: { readonly batch: number; readonly month: string; readonly granted: number },
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: 'SET capBatch = :batch, capMonth = :month, capGranted = :granted',
+    if: 'runId = :run AND #batch = :batch AND (attribute_not_exists(capBatch) OR capBatch <> :batch)',
+    names: { '#batch': 'batch' },
+    values: {
+      ':batch': reservation.batch,
+      ':month': reservation.month,
+      ':granted': reservation.granted,
+      ':run': run.runId,
     },
   });
 }

@@ -15,6 +15,7 @@
  * (`fanout.ts`, `load`); a schedule left behind fires for nothing.
  */
 import { PermanentSendError, RetryableSendError } from '../adapters/aws/send-errors';
+import { requireRoomFor } from '../billing/caps';
 import type { ContactRecord } from '../contacts/repository';
 import { findContactsByEmail } from '../contacts/repository';
 import { requireVerifiedSenderDomain } from '../domains/sender';
@@ -25,12 +26,12 @@ import type { Deps } from '../ports';
 import { getSegmentRecord } from '../segments/members';
 import { sleep } from '../store/store';
 import { linkSettings } from '../subscriptions/links';
+import { roomNeededFor } from './audience';
 import { campaignScheduleName, campaignSendJobMessage } from './messages';
 import {
   batchGetCampaigns,
   type CampaignRecord,
   type CampaignRun,
-  type CampaignSummary,
   cancelRun,
   cancelSendingCampaign,
   deleteCampaignItem,
@@ -303,6 +304,8 @@ export interface SendOutcome {
  * rescheduled, or sent now). With `scheduledFor`, a one-off schedule (replacing the campaign's
  * schedule, if any) starts the send at that time; without, the fan-out is queued now. The
  * sender domain must still be verified (403) and a SEGMENT audience's segment must still exist.
+ * A send now whose audience would pass the monthly campaigns cap is refused (403
+ * `BILLING_LIMIT_REACHED`, `roomNeededFor`); a scheduled one is checked when it fires (fanout.ts).
  */
 export async function sendCampaign(
   deps: CampaignDeps,
@@ -325,6 +328,9 @@ export async function sendCampaign(
       await requireVerifiedSenderDomain(deps, projectId, record.from);
       if (record.segmentId && !(await getSegmentRecord(deps, projectId, record.segmentId)))
         throw notSendable(record.status, 'The segment of the campaign no longer exists');
+      // The monthly cap, before a send starts now (a scheduled one is checked when it fires).
+      if (!scheduledFor)
+        await requireRoomFor(deps, projectId, 'campaigns', await roomNeededFor(deps, projectId, record));
     }
     const previousSchedule =
       record.status === 'SCHEDULED' && record.scheduleToken

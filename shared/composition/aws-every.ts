@@ -16,6 +16,7 @@ import { sesMailer } from './aws-wiring/ses-mailer';
 import { httpsSnsEndpoints } from './aws-wiring/sns-endpoints';
 import { sqsQueue } from './aws-wiring/sqs';
 import { ssmLinkSigningSecret } from './aws-wiring/ssm';
+import { stripeBilling } from './aws-wiring/stripe';
 
 /** Every factory: what a function declaring every use would be wired with (tests, tools). */
 export const everyPort = {
@@ -30,6 +31,7 @@ export const everyPort = {
   images: s3Images,
   snsEndpoints: httpsSnsEndpoints,
   inboundMail: s3InboundMail,
+  billing: stripeBilling,
   linkSigningSecret: ssmLinkSigningSecret,
 } as const;
 

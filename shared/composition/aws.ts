@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import { type AppConfig, type Env, parseEnv, type SecretLoader, toAppConfig } from '../config/env';
 import { manifest, type PortUse, type QueueName } from '../manifest';
 import {
+  type BillingPort,
   type BlobPort,
   type Deps,
   type DnsPort,
@@ -152,6 +153,7 @@ export interface AwsWiring {
   readonly images?: PortFactory<ImagePort>;
   readonly snsEndpoints?: PortFactory<SnsEndpointsPort>;
   readonly inboundMail?: PortFactory<InboundMailPort>;
+  readonly billing?: PortFactory<BillingPort>;
   /** The loader of the link-signing key from the SSM parameter `name`. */
   readonly linkSigningSecret?: (name: string) => Promise<SecretLoader>;
 }
@@ -162,6 +164,7 @@ export type AwsPort = keyof AwsWiring;
 export const portsOfUse: Readonly<Record<PortUse, readonly AwsPort[]>> = {
   'table:read': ['store'],
   'table:write': ['store'],
+  'table:scan': ['store'],
   queue: ['queue'],
   scheduler: ['scheduler'],
   blobs: ['blobs'],
@@ -170,11 +173,14 @@ export const portsOfUse: Readonly<Record<PortUse, readonly AwsPort[]>> = {
   dns: ['dns'],
   'manage-sender-domains': ['emailIdentities', 'dnsZones'],
   'check-sender-domains': ['emailIdentities'],
+  'delete-sender-domains': ['emailIdentities'],
   'sign-links': ['linkSigningSecret'],
   'feature-flags': [],
   accounts: [],
   'receive-sns': ['snsEndpoints'],
   'inbound-mail': ['inboundMail'],
+  stripe: ['billing'],
+  'stripe-webhooks': ['billing'],
 };
 
 /** The ports a function declaring `uses` must be wired with, and may only be wired with. */
@@ -257,6 +263,13 @@ export function awsDeps(source: EnvSource, fn: AwsFunction): Deps {
       w.inboundMail && !settings.inboundBucket
         ? unconfiguredInboundMail
         : port<InboundMailPort>('inboundMail', ['get'], w.inboundMail),
+    // A deployment without Stripe binds no secret: the routes answer 400 BILLING_DISABLED before
+    // calling the port (`config.billingEnabled`, `billingWebhooksEnabled`).
+    billing: port<BillingPort>(
+      'billing',
+      ['createCheckoutSession', 'createPortalSession', 'listInvoices', 'verifyWebhook'],
+      w.billing,
+    ),
     clock: systemClock,
     ids: randomIds,
     config: { ...awsAppConfig(env, w.linkSigningSecret), sesEventsTopicArn: settings.sesEventsTopicArn },
@@ -324,7 +337,16 @@ export function lazyPort<T extends object>(
   ) as T;
 }
 
-const storeRequests = ['get', 'batchGet', 'write', 'batchDelete', 'query', 'queryAll', 'count'] as const;
+const storeRequests = [
+  'get',
+  'batchGet',
+  'write',
+  'batchDelete',
+  'query',
+  'queryAll',
+  'count',
+  'scan',
+] as const;
 
 /** The store over requests that build the real store (and its DynamoDB client) on the first one. */
 function lazyStore(load: () => Promise<Store>): Store {
@@ -339,6 +361,7 @@ function lazyStore(load: () => Promise<Store>): Store {
       yield* (await get()).queryAll(query);
     },
     count: async (query) => (await get()).count(query),
+    scan: async (scan, options) => (await get()).scan(scan, options),
   };
   return storeOver(requests);
 }

@@ -12,6 +12,9 @@
  * - SES identities and hosted zones: local stand-ins over that DNS and zone file;
  * - SNS's HTTPS endpoints (`POST /webhooks/sns`): a stand-in serving the certificates tests
  *   register and recording subscription confirmations, never the network (LocalSnsEndpoints);
+ * - billing: the Stripe adapter itself, with the secrets given as values (STRIPE_SECRET_KEY,
+ *   STRIPE_WEBHOOK_SECRET) and the API at STRIPE_API_URL when set (tests serve a stand-in); loaded
+ *   on first use. Without a key billing is off, as in a deployment without Stripe;
  * - time: one `LocalClock` (the system time, or the injected base clock, plus the advances of
  *   `POST /_local/clock`) for every handler (`deps.clock`) and adapter; moving it forward wakes
  *   the queue's delays and fires the schedules that fell due;
@@ -37,9 +40,9 @@ import { type AppConfig, type Env, parseEnv, toAppConfig } from '../config/env';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../local/lambda';
 import { localLinkSigningSecret } from '../local/seed';
 import { manifest, type QueueDef } from '../manifest';
-import { type Clock, type Deps, type Ids, randomIds } from '../ports';
+import { type BillingPort, type Clock, type Deps, type Ids, randomIds } from '../ports';
 import { createStore } from '../store/dynamo';
-import { type EnvSource, snsTopicArn } from './aws';
+import { type EnvSource, lazyPort, snsTopicArn } from './aws';
 
 /** Timings that make background work quick to observe; the defaults suit a person at a laptop. */
 export interface LocalTimings {
@@ -97,6 +100,8 @@ export function parseLocalSettings(
   const topic = snsTopicArn.safeParse(source.SES_EVENTS_TOPIC_ARN ?? LOCAL_SES_EVENTS_TOPIC_ARN);
   if (!topic.success)
     throw new Error(`Invalid environment: SES_EVENTS_TOPIC_ARN: ${topic.error.issues[0]?.message}`);
+  if (env.STRIPE_SECRET_KEY !== undefined && env.STRIPE_PRICE_ID === undefined)
+    throw new Error('Invalid environment: STRIPE_PRICE_ID: required with STRIPE_SECRET_KEY');
   const dnsFile = options.dnsFile ?? source.SESAME_DNS_FILE;
   return {
     env,
@@ -198,6 +203,17 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
     snsEndpoints: new LocalSnsEndpoints(),
     images,
     inboundMail,
+    billing: lazyPort<BillingPort>(
+      ['createCheckoutSession', 'createPortalSession', 'listInvoices', 'verifyWebhook'],
+      async () =>
+        new (await import('../adapters/stripe/billing')).StripeBilling({
+          secretKey: env.STRIPE_SECRET_KEY === undefined ? undefined : async () => env.STRIPE_SECRET_KEY!,
+          webhookSecret:
+            env.STRIPE_WEBHOOK_SECRET === undefined ? undefined : async () => env.STRIPE_WEBHOOK_SECRET!,
+          priceId: env.STRIPE_PRICE_ID,
+          apiUrl: env.STRIPE_API_URL,
+        }),
+    ),
     clock,
     ids: options.ids ?? randomIds,
     config,

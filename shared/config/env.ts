@@ -16,6 +16,11 @@ const bool = z.optional(
 /** A host name or IP literal (IPv6 with or without brackets): no scheme, port or path. */
 const HOST_NAME =
   /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
+/** An SSM parameter name such as /sesame/prod/key. */
+const ssmParameterName = z
+  .string()
+  .check(z.regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'expected an SSM parameter name such as /sesame/prod/key'));
+
 const isHost = (entry: string) => isIP(entry.replace(/^\[(.*)\]$/, '$1')) !== 0 || HOST_NAME.test(entry);
 
 /**
@@ -55,8 +60,33 @@ export const envSchema = z.object({
    * share it.
    */
   SES_MAX_SEND_RATE: z.optional(z.coerce.number().check(z.positive())),
-  /** Stripe secret key; billing is off without it. */
+  /**
+   * Stripe secret key, as a value (the local runtime); billing is off without it or
+   * STRIPE_SECRET_KEY_PARAMETER (docs/billing.md).
+   */
   STRIPE_SECRET_KEY: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Name (not value) of the SSM parameter holding the Stripe secret key, read at run time by the
+   * functions that call Stripe (AWS only; lib/constructs/stripe-billing.ts). Wins over STRIPE_SECRET_KEY.
+   */
+  STRIPE_SECRET_KEY_PARAMETER: z.optional(ssmParameterName),
+  /** The signing secret (`whsec_...`) of the Stripe webhook endpoint, as a value (the local runtime). */
+  STRIPE_WEBHOOK_SECRET: z.optional(z.string().check(z.minLength(1))),
+  /** Name of the SSM parameter holding that secret (AWS only). Wins over STRIPE_WEBHOOK_SECRET. */
+  STRIPE_WEBHOOK_SECRET_PARAMETER: z.optional(ssmParameterName),
+  /** The Stripe price (`price_...`) a project's checkout subscribes it to. */
+  STRIPE_PRICE_ID: z.optional(z.string().check(z.regex(/^[\w-]{1,255}$/, 'expected a Stripe price id'))),
+  /**
+   * Base URL of the Stripe API, for a local stand-in (tests); Stripe's own when unset. Scheme,
+   * host and port only.
+   */
+  STRIPE_API_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  /**
+   * The page Stripe sends a user back to after checkout (with `checkout=success` or
+   * `checkout=cancel` added to its query) and from the billing portal: the dashboard's billing
+   * page. PUBLIC_BASE_URL when unset.
+   */
+  BILLING_RETURN_URL: z.optional(z.url({ protocol: /^https?$/ })),
   /** Whether anyone may sign up (`POST /auth/signup`): off unless set (on in the local runtime). */
   SIGNUP_ENABLED: bool,
   /**
@@ -115,7 +145,15 @@ export interface AppConfig {
   readonly idempotencyTtlSeconds: number;
   /** SES_MAX_SEND_RATE when set; otherwise the mailer's account quota, or 14 (`accountSendRate`). */
   readonly sesMaxSendRate: number | undefined;
+  /**
+   * Stripe is configured (STRIPE_SECRET_KEY or STRIPE_SECRET_KEY_PARAMETER): checkout, the billing
+   * portal and invoices work, and `GET /config` says `billing.enabled`.
+   */
   readonly billingEnabled: boolean;
+  /** Stripe's webhook secret is configured (STRIPE_WEBHOOK_SECRET or its parameter): events are received. */
+  readonly billingWebhooksEnabled: boolean;
+  /** See BILLING_RETURN_URL; when unset, the billing routes use `publicBaseUrl`. */
+  readonly billingReturnUrl: string | undefined;
   readonly signupEnabled: boolean;
   /** See SYSTEM_FROM. */
   readonly systemFrom: string | undefined;
@@ -145,7 +183,10 @@ export function toAppConfig(env: Env): AppConfig {
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlSeconds: Math.round(env.IDEMPOTENCY_TTL_HOURS * 3600),
     sesMaxSendRate: env.SES_MAX_SEND_RATE,
-    billingEnabled: env.STRIPE_SECRET_KEY !== undefined,
+    billingEnabled: env.STRIPE_SECRET_KEY !== undefined || env.STRIPE_SECRET_KEY_PARAMETER !== undefined,
+    billingWebhooksEnabled:
+      env.STRIPE_WEBHOOK_SECRET !== undefined || env.STRIPE_WEBHOOK_SECRET_PARAMETER !== undefined,
+    billingReturnUrl: env.BILLING_RETURN_URL,
     signupEnabled: env.SIGNUP_ENABLED ?? false,
     systemFrom: env.SYSTEM_FROM,
     storageEnabled: env.IMAGE_BUCKET !== undefined && env.IMAGE_BASE_URL !== undefined,

@@ -35,6 +35,7 @@ const tableUses: Readonly<Record<keyof StoreRequests, PortUse>> = {
   count: 'table:read',
   write: 'table:write',
   batchDelete: 'table:write',
+  scan: 'table:scan',
 };
 
 /** `deps` with every port that `owner` (e.g. `route group contacts`) does not declare refused. */
@@ -75,11 +76,16 @@ export function scopeDeps(
   const emailIdentitiesRead = declared.has('manage-sender-domains')
     ? 'manage-sender-domains'
     : 'check-sender-domains';
+  // Deleting alone (a deleted project's wipe) is its own use; managing includes it.
+  const emailIdentitiesDelete = declared.has('manage-sender-domains')
+    ? 'manage-sender-domains'
+    : 'delete-sender-domains';
   /** The store with each request checked; its own operations are made of the checked requests. */
   const guardStore = (store: Store): Store => {
     // An absent store (a test's partial deps) stays absent.
     if (typeof store !== 'object' || store === null) return store;
-    if (!options.onUse && declared.has('table:read') && declared.has('table:write')) return store;
+    const tableUseList = ['table:read', 'table:write', 'table:scan'] as const;
+    if (!options.onUse && tableUseList.every((use) => declared.has(use))) return store;
     const checked = <K extends keyof StoreRequests>(request: K): StoreRequests[K] =>
       ((...args: unknown[]) => {
         check(tableUses[request], `deps.store.${request}`);
@@ -93,6 +99,7 @@ export function scopeDeps(
       count: checked('count'),
       write: checked('write'),
       batchDelete: checked('batchDelete'),
+      scan: checked('scan'),
     });
   };
   return {
@@ -107,12 +114,24 @@ export function scopeDeps(
     dnsZones: guard('dnsZones', deps.dnsZones, only('manage-sender-domains'), ['manage-sender-domains']),
     snsEndpoints: guard('snsEndpoints', deps.snsEndpoints, only('receive-sns'), ['receive-sns']),
     inboundMail: guard('inboundMail', deps.inboundMail, only('inbound-mail'), ['inbound-mail']),
+    // Checking event signatures takes the webhook secret only; every other call, the API key.
+    billing: guard(
+      'billing',
+      deps.billing,
+      (method) => (method === 'verifyWebhook' ? 'stripe-webhooks' : 'stripe'),
+      ['stripe', 'stripe-webhooks'],
+    ),
     // The background check only reads identities; managing them includes reading.
     emailIdentities: guard(
       'emailIdentities',
       deps.emailIdentities,
-      (method) => (method === 'getDomainIdentity' ? emailIdentitiesRead : 'manage-sender-domains'),
-      ['manage-sender-domains', emailIdentitiesRead],
+      (method) =>
+        method === 'getDomainIdentity'
+          ? emailIdentitiesRead
+          : method === 'deleteDomainIdentity'
+            ? emailIdentitiesDelete
+            : 'manage-sender-domains',
+      ['manage-sender-domains', emailIdentitiesRead, emailIdentitiesDelete],
     ),
     // A view, not a copy: the local runtime completes its config (publicBaseUrl) after start.
     config: guard('config', deps.config, only('sign-links'), ['sign-links']),

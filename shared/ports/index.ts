@@ -170,6 +170,95 @@ export interface InboundMailPort {
   get(key: string): Promise<Uint8Array | undefined>;
 }
 
+/**
+ * The billing provider (Stripe, shared/adapters/stripe): hosted checkout and billing portal pages,
+ * a customer's invoices, and the signed events it sends to `POST /webhooks/incoming/stripe`.
+ * Configured only when the deployment has a Stripe key (`AppConfig.billingEnabled`) and, for the
+ * events, a webhook secret (`billingWebhooksEnabled`); callers check those first.
+ */
+export interface BillingPort {
+  /**
+   * A hosted checkout page subscribing the project to the deployment's price. The project id is
+   * carried as the session's reference and in the subscription's metadata, so later events name it.
+   */
+  createCheckoutSession(input: {
+    readonly projectId: string;
+    /** The project's customer, when it has one already; otherwise the page creates one. */
+    readonly customerId?: string;
+    /** Prefilled on a new customer. */
+    readonly email?: string;
+    readonly successUrl: string;
+    readonly cancelUrl: string;
+  }): Promise<{ id: string; url: string }>;
+  /** A billing portal page of the customer, which returns to `returnUrl`. */
+  createPortalSession(input: { readonly customerId: string; readonly returnUrl: string }): Promise<{
+    url: string;
+  }>;
+  /** The customer's invoices, newest first, `limit` at most, after the invoice `startingAfter`. */
+  listInvoices(input: {
+    readonly customerId: string;
+    readonly limit: number;
+    readonly startingAfter?: string;
+  }): Promise<{ invoices: BillingInvoice[]; hasMore: boolean }>;
+  /**
+   * Checks a delivery's signature header against the raw body (and its timestamp against
+   * `receivedAt`) and answers the event it carries, or why it was refused.
+   */
+  verifyWebhook(input: {
+    readonly rawBody: Uint8Array;
+    readonly signature: string | undefined;
+    readonly receivedAt: Date;
+  }): Promise<{ ok: true; event: BillingEvent } | { ok: false; reason: string }>;
+}
+
+export interface BillingInvoice {
+  readonly id: string;
+  readonly number: string | null;
+  /** draft, open, paid, uncollectible or void. */
+  readonly status: string | null;
+  /** ISO 4217, lower case. */
+  readonly currency: string;
+  /** In the currency's smallest unit (cents). */
+  readonly total: number;
+  readonly amountDue: number;
+  readonly amountPaid: number;
+  readonly createdAt: string;
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  readonly hostedInvoiceUrl: string | null;
+  readonly invoicePdf: string | null;
+}
+
+/**
+ * A verified provider event, reduced to what Sesame acts on. `id` is the provider's event id
+ * (deliveries of one event share it), `created` its creation time in epoch seconds.
+ */
+export type BillingEvent = { readonly id: string; readonly type: string; readonly created: number } & (
+  | {
+      /** A checkout finished: the project has a customer and a subscription. */
+      readonly kind: 'checkout-completed';
+      readonly projectId: string | undefined;
+      readonly customerId: string;
+      readonly subscriptionId: string | undefined;
+    }
+  | {
+      /** A subscription was created, changed or ended; `status` is the provider's. */
+      readonly kind: 'subscription';
+      readonly projectId: string | undefined;
+      readonly customerId: string;
+      readonly subscriptionId: string;
+      readonly status: string;
+    }
+  | {
+      /** An invoice payment failed; `finalAttempt` when the provider will not try it again. */
+      readonly kind: 'payment-failed';
+      readonly customerId: string;
+      readonly subscriptionId: string | undefined;
+      readonly finalAttempt: boolean;
+    }
+  | { readonly kind: 'ignored' }
+);
+
 export interface Clock {
   now(): Date;
 }
@@ -193,6 +282,7 @@ export interface Deps {
   readonly images: ImagePort;
   readonly snsEndpoints: SnsEndpointsPort;
   readonly inboundMail: InboundMailPort;
+  readonly billing: BillingPort;
   readonly clock: Clock;
   readonly ids: Ids;
   readonly config: AppConfig;

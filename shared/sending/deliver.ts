@@ -51,6 +51,14 @@ export interface DeliverOptions {
    */
   readonly releaseWhenRetryable?: boolean;
   /**
+   * Called once the record is written (the claim held), before `beforeSend`: a monthly cap's
+   * reservation (shared/billing/caps.ts), made only by the attempt whose claim landed, so a
+   * redelivery never counts the email twice. When it answers a refusal, nothing is sent and the
+   * email is settled FAILED with the refusal's reason and message; when it throws, the claim is
+   * given back (the record deleted) and the error thrown, for the caller to try again. @default none
+   */
+  readonly admit?: () => Promise<{ readonly reason: string; readonly message: string } | undefined>;
+  /**
    * Called once the record is written (the claim held), just before the provider call: a caller
    * that paces its sends waits there for its turn. @default none
    */
@@ -83,6 +91,15 @@ export async function deliverEmail(
   const entry = { contact: composed.contact, email: record.id };
   if (!options.claim) await putEmailRecord(deps, record);
   else if (!(await claimEmailRecord(deps, record))) return undefined;
+  let refused: Awaited<ReturnType<NonNullable<DeliverOptions['admit']>>>;
+  try {
+    refused = await options.admit?.();
+  } catch (error) {
+    // Nothing was sent: the claim is given back, so that a retry claims and admits it again.
+    await releaseEmailRecord(deps, record.projectId, record.id);
+    throw error;
+  }
+  if (refused) return recordFailure(deps, record, { ...refused, eventId: ids.failedEvent }, entry, true);
   await options.beforeSend?.();
   let messageId: string;
   try {

@@ -1,12 +1,15 @@
 /**
  * `POST /v1/send`, the use case behind the route: everything that can refuse the request
  * (validation, the template, Liquid syntax, the sender domain, link settings) is checked before
- * anything is written. Then each recipient is processed one after another (spec rule 2): its
+ * anything is written. The transactional monthly cap is reserved for the whole request
+ * (shared/billing/caps.ts: all or nothing, 403 `BILLING_LIMIT_REACHED`), and what did not go out
+ * is given back at the end. Then each recipient is processed one after another (spec rule 2): its
  * contact upserted, its email composed (`compose.ts`: subscription rule of the content type,
  * rendering, MIME) and delivered (`deliver.ts`: record, provider call under the request's retry
  * budget, lifecycle event). What the request answers when no recipient could be sent (422, 502
  * or 503) is decided here, not by compose or deliver, which campaigns and workflows call too.
  */
+import { type Reservation, releaseSends, reserveOrRefuse } from '../billing/caps';
 import { type DataPatch, parseDataPatch } from '../contacts/data';
 import { upsertContact } from '../contacts/service';
 import { requireVerifiedSenderDomain } from '../domains/sender';
@@ -73,35 +76,81 @@ export async function sendEmails(
     projectId,
     input.to.map((to) => to.email),
   );
-  const emails: SentEmail[] = [];
-  for (const [i, to] of input.to.entries()) {
-    const ids: EmailIds = claim
+  const ids: EmailIds[] = input.to.map((_, i) =>
+    claim
       ? {
           email: claim.id(`email:${i}`),
           sentEvent: claim.id(`sent:${i}`),
           failedEvent: claim.id(`failed:${i}`),
         }
-      : { email: deps.ids.uuid(), sentEvent: deps.ids.uuid(), failedEvent: deps.ids.uuid() };
-    if (claim && !claim.held())
-      throw new Error('The Idempotency-Key lease ran out before every recipient was processed');
-    claim?.markStarted();
-    const prior = claim?.resumed ? await resumeEmail(deps, projectId, ids) : undefined;
-    emails.push(
-      prior ??
-        (await sendTo(
-          deps,
-          projectId,
-          prepared,
-          to,
-          input.subscribed,
-          ids,
-          suppressed.has(to.email.toLowerCase()),
-        )),
-    );
+      : { email: deps.ids.uuid(), sentEvent: deps.ids.uuid(), failedEvent: deps.ids.uuid() },
+  );
+  // A resumed claim's dead attempt may have sent already: its key is never given back from here
+  // on, and what it settled is answered from the records.
+  if (claim?.resumed) claim.markStarted();
+  const priors: (SentEmail | undefined)[] = [];
+  for (const emailIds of ids)
+    priors.push(claim?.resumed ? await resumeEmail(deps, projectId, emailIds) : undefined);
+  // The monthly cap, all or nothing: a request that would pass it is refused (403) before any
+  // recipient is processed. Suppressed recipients and those a dead attempt settled need no room.
+  const reserved = (i: number) => !priors[i] && !suppressed.has(input.to[i]!.email.toLowerCase());
+  const reservation = await reserveOrRefuse(
+    deps,
+    projectId,
+    'transactional',
+    input.to.filter((_, i) => reserved(i)).length,
+  );
+  const emails: SentEmail[] = [];
+  // Reserved recipients that reached the provider, or may have (the one in flight when an error
+  // stops the loop): the rest of the reservation is given back.
+  let handed = 0;
+  try {
+    for (const [i, to] of input.to.entries()) {
+      if (claim && !claim.held())
+        throw new Error('The Idempotency-Key lease ran out before every recipient was processed');
+      claim?.markStarted();
+      const prior = priors[i];
+      if (prior) {
+        emails.push(prior);
+        continue;
+      }
+      if (reserved(i)) handed++;
+      const email = await sendTo(
+        deps,
+        projectId,
+        prepared,
+        to,
+        input.subscribed,
+        ids[i]!,
+        suppressed.has(to.email.toLowerCase()),
+      );
+      if (reserved(i) && email.status !== 'sent') handed--;
+      emails.push(email);
+    }
+  } finally {
+    await releaseUnsent(deps, reservation, reservation.granted - handed);
   }
   const refused = unsentError(emails);
   if (refused) throw refused;
   return { emails, timestamp: deps.clock.now().toISOString() };
+}
+
+/** Gives back what a request reserved and did not send; a failure to is logged, not thrown over the answer. */
+async function releaseUnsent(deps: SendDeps, reservation: Reservation, count: number): Promise<void> {
+  try {
+    await releaseSends(deps, reservation, count);
+  } catch (error) {
+    // The counter stays high by `count` (the cap errs on the safe side); the request's own outcome stands.
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        message: 'A send reservation could not be released',
+        projectId: reservation.projectId,
+        count,
+        error: String((error as Error)?.message ?? error),
+      }),
+    );
+  }
 }
 
 /**

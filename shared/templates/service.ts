@@ -20,7 +20,6 @@ import {
   replaceTemplate,
   type Template,
   type TemplateRecord,
-  type TemplateSummary,
 } from './repository';
 import {
   type CreateTemplateInput,

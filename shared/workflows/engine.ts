@@ -37,6 +37,7 @@ import { AppError } from '../errors';
 import { emit } from '../events/emit';
 import { defineJobMessage, enqueue, type JobMeta, scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { HOLD_DELAY_S, holdExpired, MAX_HOLD_MS, PROJECT_DISABLED, projectState } from '../projects/state';
 import { activityOf, factsOver, fieldTypesOf } from '../segments/evaluation';
 import { membershipsOf } from '../segments/repository';
 import {
@@ -267,6 +268,8 @@ async function load(
     consistent: true,
   });
   if (!execution || execution.seq < m.seq) {
+    // No execution and no workflow: deleted (with its project's data, by a reset), not early.
+    if (!execution && !(await getWorkflowRecord(deps, m.projectId, m.workflowId))) return undefined;
     await onEarly();
     return undefined;
   }
@@ -295,6 +298,10 @@ async function load(
 
 /** Runs a `workflows.step` message. */
 export async function runStepMessage(deps: Deps, m: StepMessage, meta: JobMeta): Promise<void> {
+  if (
+    await heldForProject(deps, m, (at) => scheduleJob(deps, stepJobMessage, m, holdSchedule('step', m, at)))
+  )
+    return;
   const loaded = await load(deps, m, async () => {
     if (m.early >= EARLY_RETRIES) {
       log('warn', 'Workflow step message given up: its execution never reached it', m);
@@ -605,7 +612,9 @@ export async function resumeWaiting(
   const execution = await getExecutionRecord(deps, ref.projectId, ref.workflowId, ref.executionId, {
     consistent: true,
   });
-  if (!execution) return 'early';
+  if (!execution)
+    // No workflow either: deleted (with its project's data, by a reset), so nothing will come.
+    return (await getWorkflowRecord(deps, ref.projectId, ref.workflowId)) ? 'early' : 'gone';
   if (execution.seq < ref.seq && !TERMINAL(execution.status)) return 'early';
   const waiting =
     execution.seq === ref.seq &&
@@ -637,8 +646,56 @@ async function clearWait(deps: Deps, execution: ExecutionRecord, cancelSchedule:
 }
 
 export async function runResumeMessage(deps: Deps, m: ResumeMessage): Promise<void> {
+  if (
+    await heldForProject(deps, m, (at) =>
+      scheduleJob(deps, resumeJobMessage, m, holdSchedule('resume', m, at)),
+    )
+  )
+    return;
   const outcome = await resumeWaiting(deps, m, m.branch);
   if (outcome === 'early') throw new Error(`Execution ${m.executionId} has not started its wait yet`);
+}
+
+/**
+ * The one-off schedule that brings a held message back: named after the message, so that copies
+ * of one message (a redelivery) make one schedule, not two.
+ */
+const holdSchedule = (kind: 'step' | 'resume', m: Pick<StepMessage, 'executionId' | 'seq'>, at: Date) => ({
+  name: `hold-${kind}-${m.executionId}-${m.seq}`,
+  at,
+});
+
+/**
+ * The project check of a step or timeout message (docs/accounts.md, "Disabled projects"): true
+ * when the message must not run now. A deleted project's message is dropped. A disabled project's
+ * is held: `hold(at)` schedules it again `HOLD_DELAY_S` later, so the execution does not advance
+ * and goes on by itself within 15 minutes of the project being enabled again; held past
+ * `MAX_HOLD_MS` from the project's `disabledAt`, the execution ends FAILED instead.
+ */
+async function heldForProject(
+  deps: Deps,
+  m: Pick<StepMessage, 'projectId' | 'workflowId' | 'executionId'>,
+  hold: (at: Date) => Promise<void>,
+): Promise<boolean> {
+  const project = await projectState(deps, m.projectId);
+  if (project.state === 'live') return false;
+  if (project.state === 'gone') return true;
+  if (!holdExpired(project, now(deps))) {
+    await hold(new Date(now(deps).getTime() + HOLD_DELAY_S * 1000));
+    return true;
+  }
+  const execution = await getExecutionRecord(deps, m.projectId, m.workflowId, m.executionId, {
+    consistent: true,
+  });
+  if (execution && !TERMINAL(execution.status)) {
+    await endExecution(deps, execution, 'FAILED', {
+      error: `${PROJECT_DISABLED}: the project stayed disabled for more than ${MAX_HOLD_MS / 86_400_000} days`,
+    });
+    const wait = execution.wait;
+    if (wait?.kind === 'event' && wait.eventName)
+      await deleteWait(deps, execution.projectId, execution.contactId, wait.eventName, execution.id);
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,17 @@
  * calls the provider; any other reads the outcome from the record. A record still SENDING is an
  * attempt in flight (the step is tried again later) until the grace period after which no live
  * attempt can still hold it: then the send is `unknown` (it may have gone out) and never repeated.
+ * The project's monthly workflows cap is reserved by that one attempt, after its claim and before
+ * the provider call (shared/billing/caps.ts); over the cap the email is FAILED with reason
+ * `BILLING_LIMIT_REACHED` and so is the step, which ends the execution FAILED.
  */
+import {
+  BILLING_LIMIT_REACHED,
+  capReachedMessage,
+  type Reservation,
+  releaseSends,
+  reserveSends,
+} from '../billing/caps';
 import { nameUuid } from '../campaigns/ids';
 import type { ContactRecord } from '../contacts/repository';
 import { requireVerifiedSenderDomain } from '../domains/sender';
@@ -106,7 +116,17 @@ export async function runSendEmailStep(
     ids,
   );
   if (composed.status !== 'composed') return outcomeOf(composed);
-  const sent = await deliverEmail(deps, composed, POLICY, { claim: true });
+  // The workflows cap, reserved once the claim landed (so a redelivery never counts it again); a
+  // refusal settles the email FAILED with reason BILLING_LIMIT_REACHED, and the step fails.
+  let reservation: Reservation | undefined;
+  const admit = async () => {
+    reservation = await reserveSends(deps, projectId, 'workflows', 1, 'all');
+    if (reservation.granted === 1) return undefined;
+    return { reason: BILLING_LIMIT_REACHED, message: capReachedMessage('workflows') };
+  };
+  const sent = await deliverEmail(deps, composed, POLICY, { claim: true, admit });
+  // Reserved but refused by the provider: not sent, so not counted.
+  if (reservation && sent && sent.status !== 'sent') await releaseSends(deps, reservation, 1);
   if (sent) return outcomeOf(sent);
   // Another attempt claimed it between our read and our claim.
   const other = await earlierAttempt(deps, projectId, ids);

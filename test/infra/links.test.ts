@@ -94,6 +94,8 @@ describe('link-signing key', () => {
     expect([...granted].sort()).toEqual([
       'HttpAccounts',
       'HttpActivity',
+      'HttpBilling',
+      'HttpBillingStripe',
       'HttpCampaigns',
       'HttpContacts',
       'HttpDomains',

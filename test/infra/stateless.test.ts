@@ -36,6 +36,8 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
     'dynamodb:BatchWriteItem',
     'dynamodb:ConditionCheckItem',
   ],
+  // Background work only (the jobs worker's project wipe): a Scan of the table, not its indexes.
+  'table:scan': ['dynamodb:Scan'],
   queue: ['sqs:SendMessage'],
   scheduler: [
     'scheduler:CreateSchedule',
@@ -54,6 +56,7 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
     'route53:ChangeResourceRecordSets',
   ],
   'check-sender-domains': [...SES_IDENTITY_READ_ACTIONS],
+  'delete-sender-domains': ['ses:DeleteEmailIdentity'],
   'sign-links': ['ssm:GetParameter'],
   'feature-flags': [],
   accounts: [],
@@ -63,12 +66,17 @@ const actionsOfUse: Record<PortUse, readonly string[]> = {
   // this file synthesizes one that does not. test/infra/email-events.test.ts synthesizes both:
   // with it, s3:GetObject on the stored messages and s3:ListBucket on the bucket.
   'inbound-mail': [],
+  // Stripe's secrets exist only in a deployment with Stripe (`stripePriceId`); this file's has
+  // none. test/infra/billing-stripe.test.ts synthesizes one: ssm:GetParameter on each secret.
+  stripe: [],
+  'stripe-webhooks': [],
 };
 
 /** The variables each manifest use stands for. */
 const environmentOfUse: Record<PortUse, readonly string[]> = {
   'table:read': [],
   'table:write': [],
+  'table:scan': [],
   queue: manifest.queues.map((q) => `${queueEnvPrefix(q.name)}_URL`),
   // The ARNs name the queues a one-off schedule may target.
   scheduler: [
@@ -83,6 +91,7 @@ const environmentOfUse: Record<PortUse, readonly string[]> = {
   dns: [],
   'manage-sender-domains': [],
   'check-sender-domains': [],
+  'delete-sender-domains': [],
   'sign-links': ['PUBLIC_BASE_URL', 'LINK_SIGNING_SECRET_PARAMETER'],
   // `storage.enabled` of GET /config: image uploads are configured.
   'feature-flags': ['IMAGE_BUCKET', 'IMAGE_BASE_URL'],
@@ -91,6 +100,9 @@ const environmentOfUse: Record<PortUse, readonly string[]> = {
   'receive-sns': ['SES_EVENTS_TOPIC_ARN'],
   // INBOUND_BUCKET, only with `inboundDomain` (see actionsOfUse).
   'inbound-mail': [],
+  // Only with Stripe (see actionsOfUse).
+  stripe: [],
+  'stripe-webhooks': [],
 };
 
 /** Every function has NODE_OPTIONS and TABLE_NAME (the environment schema requires it). */
@@ -501,8 +513,14 @@ describe('IAM', () => {
       ];
       const actions = actionsOf(id);
       expect([...actions].sort(), id).toEqual([...new Set(expected)].sort());
-      expect(actions.has('dynamodb:Scan'), id).toBe(false);
+      // A Scan only where the manifest says so (the jobs worker's project wipe), never on a request path.
+      expect(actions.has('dynamodb:Scan'), id).toBe(f.uses.includes('table:scan'));
     }
+    expect(all.filter((f) => f.uses.includes('table:scan')).map(functionIdOf)).toEqual(['WorkerJobs']);
+    // On the table itself, not its indexes.
+    const scans = statements.filter(({ actions }) => actions.includes('dynamodb:Scan'));
+    expect(scans.length).toBeGreaterThan(0);
+    for (const { statement } of scans) expect(JSON.stringify(statement.Resource)).not.toContain('/index/');
   });
 
   it('gives GET /config (and the 404s) no table right and no SES, and the upload authorizer no more than its job', () => {
@@ -543,7 +561,15 @@ describe('IAM', () => {
     const ses = statements.filter(({ actions }) =>
       actions.some((a) => /^ses:(Create|Get|Delete|Put)EmailIdentity/.test(a)),
     );
-    expect(ses.length).toBe(2);
+    // One policy per function that manages or checks sender domains.
+    expect(ses.length).toBe(
+      functionUses(manifest).filter(
+        (f) =>
+          f.uses.includes('manage-sender-domains') ||
+          f.uses.includes('check-sender-domains') ||
+          f.uses.includes('delete-sender-domains'),
+      ).length,
+    );
     for (const { statement } of ses) expect(statement.Resource).toEqual(identities);
     // Sending on identities and the deployment's configuration set only (SES authorizes a send
     // naming a configuration set on both); on `*` only the two actions that have no resource

@@ -24,7 +24,8 @@ export interface StoreCall {
     | 'batchDelete'
     | 'query'
     | 'queryAll'
-    | 'count';
+    | 'count'
+    | 'scan';
   /** The item a single-item request reads or writes. */
   readonly key?: Key;
   /** An update's expression. */
@@ -71,6 +72,7 @@ export function watchStore(store: Store, watch: StoreWatch): Store {
     batchDelete: watched(() => ({ op: 'batchDelete' }), store.batchDelete.bind(store)),
     query: watched(() => ({ op: 'query' }), store.query.bind(store)),
     count: watched(() => ({ op: 'count' }), store.count.bind(store)),
+    scan: watched(() => ({ op: 'scan' }), store.scan.bind(store)),
     async *queryAll(query) {
       watch.before?.({ op: 'queryAll' });
       yield* store.queryAll(query);

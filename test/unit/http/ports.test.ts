@@ -56,6 +56,7 @@ describe('scopeDeps', () => {
     const all: PortUse[] = [
       'table:read',
       'table:write',
+      'table:scan',
       'queue',
       'scheduler',
       'blobs',
@@ -128,9 +129,27 @@ describe('scopeDeps', () => {
     const check = scopeDeps(deps, ['check-sender-domains'], 'schedule');
     await check.emailIdentities.getDomainIdentity('example.com');
     expect(() => check.emailIdentities.deleteDomainIdentity('example.com')).toThrow(
+      /'delete-sender-domains'/,
+    );
+    expect(() => check.emailIdentities.createDomainIdentity('example.com')).toThrow(
       /'manage-sender-domains'/,
     );
     expect(() => check.dnsZones.findZone('example.com')).toThrow(/'manage-sender-domains'/);
+  });
+
+  it('lets a project wipe delete SES identities and do nothing else with them', async () => {
+    const { deps } = fakeDeps();
+    const wipe = scopeDeps(deps, ['delete-sender-domains'], 'queue jobs');
+    await wipe.emailIdentities.deleteDomainIdentity('example.com');
+    expect(deps.emailIdentities.deleteDomainIdentity).toHaveBeenCalledWith('example.com');
+    expect(() => wipe.emailIdentities.getDomainIdentity('example.com')).toThrow(/'check-sender-domains'/);
+    expect(() => wipe.emailIdentities.createDomainIdentity('example.com')).toThrow(/'manage-sender-domains'/);
+    expect(() => wipe.dnsZones.upsertRecords({ id: 'z', name: 'example.com' }, [])).toThrow(
+      /'manage-sender-domains'/,
+    );
+    // Scanning the table is a use of its own, not a read.
+    const reader = scopeDeps(deps, ['table:read'], 'route group demo');
+    await expect(reader.store.scan({})).rejects.toThrow(/'table:scan'/);
   });
 
   it('records every use when asked, declared or not', async () => {

@@ -12,6 +12,7 @@
  * test adds is the record of what each function used, to find declared uses nothing needs.
  */
 import { join } from 'node:path';
+import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import type { LocalSnsEndpoints } from '../../../shared/adapters/local/sns-endpoints';
 import { scopeDeps } from '../../../shared/http/ports';
@@ -19,6 +20,7 @@ import type { HandlerFactory, HandlerOverrides } from '../../../shared/local/han
 import { type FunctionKind, functionUses, manifest, type PortUse, routeKey } from '../../../shared/manifest';
 import type { Deps } from '../../../shared/ports';
 import { useZoneFile } from '../../integration/helpers/dns';
+import { useFakeStripe } from '../../integration/helpers/fake-stripe';
 import { upload } from '../../integration/helpers/imports';
 import { postInbound, rawMessage } from '../../integration/helpers/inbound';
 import { type ApiOptions, type ApiResponse, useLocalRuntime } from '../../integration/helpers/local';
@@ -69,7 +71,19 @@ for (const f of functions) {
   };
 }
 
-const rt = useLocalRuntime({ handlers: overrides as HandlerOverrides, dnsFile: useZoneFile() });
+// Stripe on, against a local stand-in of its API, so that the billing-stripe and stripe-webhook
+// functions reach the ports they declare.
+const STRIPE = { key: 'sk_test_ports', webhookSecret: 'whsec_ports' };
+const stripe = useFakeStripe({ secretKey: STRIPE.key });
+const rt = useLocalRuntime({
+  handlers: overrides as HandlerOverrides,
+  dnsFile: useZoneFile(),
+  env: stripe.env({
+    STRIPE_SECRET_KEY: STRIPE.key,
+    STRIPE_WEBHOOK_SECRET: STRIPE.webhookSecret,
+    STRIPE_PRICE_ID: 'price_ports',
+  }),
+});
 
 /** Every response of the scenario, to check that none failed inside a function. */
 const answers: { request: string; status: number; body: unknown }[] = [];
@@ -409,6 +423,89 @@ describe('declared ports', () => {
         ).status,
         path,
       ).toBe(200);
+    // Resetting and deleting a project (its wipe scans the table; deleting a domain whose SES
+    // identity Sesame made deletes the identity).
+    const wiped = secondProject.body.project.id;
+    const wipeReset = await call(
+      'POST',
+      `/users/@me/projects/${wiped}/reset`,
+      'POST /users/@me/projects/{id}/reset',
+      {
+        ...session,
+        body: { confirm: 'Second' },
+      },
+    );
+    expect(wipeReset.status).toBe(202);
+    await rt.drain();
+    expect(
+      (await call('GET', `/users/@me/projects/${wiped}/reset`, 'GET /users/@me/projects/{id}/reset', session))
+        .status,
+    ).toBe(200);
+    const secondDomain = await call('POST', '/domains', 'POST /domains', {
+      key: null,
+      headers: { ...session.headers, 'x-project-id': wiped },
+      body: { domain: 'second.ports.test' },
+    });
+    expect(secondDomain.status).toBe(201);
+    expect(
+      (await call('DELETE', `/users/@me/projects/${wiped}`, 'DELETE /users/@me/projects/{id}', session))
+        .status,
+    ).toBe(202);
+    await rt.drain();
+    // The project's monthly send caps and its consumption (the billing group).
+    for (const [method, path, route] of [
+      ['GET', `/users/@me/projects/${pid}/billing-limits`, 'GET /users/@me/projects/{id}/billing-limits'],
+      ['PUT', `/users/@me/projects/${pid}/billing-limits`, 'PUT /users/@me/projects/{id}/billing-limits'],
+      [
+        'GET',
+        `/users/@me/projects/${pid}/billing-consumption`,
+        'GET /users/@me/projects/{id}/billing-consumption',
+      ],
+    ] as const)
+      expect(
+        (
+          await call(method, path, route, {
+            ...session,
+            ...(method === 'PUT' ? { body: { transactional: 1000, campaigns: null, workflows: null } } : {}),
+          })
+        ).status,
+        path,
+      ).toBe(200);
+    // Stripe: a signed checkout event gives the project a customer; then checkout, the portal and
+    // the invoices reach Stripe's API (the local stand-in).
+    const checkoutEvent = JSON.stringify({
+      id: 'evt_ports',
+      object: 'event',
+      created: Math.floor(rt.runtime.clock.now().getTime() / 1000),
+      type: 'checkout.session.completed',
+      data: {
+        object: {
+          mode: 'subscription',
+          client_reference_id: pid,
+          customer: 'cus_ports',
+          subscription: 'sub_ports',
+        },
+      },
+    });
+    const stripeEvent = await call('POST', '/webhooks/incoming/stripe', 'POST /webhooks/incoming/stripe', {
+      key: null,
+      raw: checkoutEvent,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({
+          payload: checkoutEvent,
+          secret: STRIPE.webhookSecret,
+          timestamp: Math.floor(rt.runtime.clock.now().getTime() / 1000),
+        }),
+      },
+    });
+    expect(stripeEvent.body.result).toBe('applied');
+    for (const [method, path, route] of [
+      ['POST', `/users/@me/projects/${pid}/checkout`, 'POST /users/@me/projects/{id}/checkout'],
+      ['POST', `/users/@me/projects/${pid}/billing-portal`, 'POST /users/@me/projects/{id}/billing-portal'],
+      ['GET', `/users/@me/projects/${pid}/billing-invoices`, 'GET /users/@me/projects/{id}/billing-invoices'],
+    ] as const)
+      expect((await call(method, path, route, session)).status, path).toBe(200);
     // An upload without a file: refused by the route, after the session admitted it.
     expect((await call('POST', '/uploads/image', 'POST /uploads/image', asMember)).status).toBe(400);
     await call('GET', '/auth/logout', 'GET /auth/logout', session);
