@@ -3,6 +3,7 @@
  * a `data` object is accepted: contacts, `/v1/send`, `/v1/track` and CSV rows.
  */
 import { type FieldIssue, validationError } from '../errors';
+import { isCanonicalDate } from './dates';
 
 /** Removed silently from every payload (rule 2; `sesame_*` are the service's own keys). */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set([
@@ -66,7 +67,6 @@ export interface DataPatch {
 export const MAX_DATA_BYTES = 32 * 1024;
 const MAX_KEY_LENGTH = 100;
 const MAX_DEPTH = 5;
-const DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z)?$/;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -77,12 +77,15 @@ const isTransient = (v: unknown): v is { value: unknown; persistent: false } =>
 const isWrapped = (v: unknown): v is { value: unknown; persistent: true } =>
   isPlainObject(v) && 'value' in v && v.persistent === true && Object.keys(v).length === 2;
 
-/** Rule 5: number, boolean, date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.sss]Z), otherwise string. */
+/**
+ * Rule 5: number, boolean, date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.sss]Z, a real calendar date:
+ * `2024-13-45` and `2024-02-30` stay strings), otherwise string.
+ */
 export function inferType(value: DataValue): FieldType {
   if (typeof value === 'number') return 'number';
   if (typeof value === 'boolean') return 'boolean';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value))) return 'date';
+  if (typeof value === 'string' && isCanonicalDate(value)) return 'date';
   return 'string';
 }
 

@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import { type CsvError, type Options, parse } from 'csv-parse';
 import { isForbiddenKey } from '../contacts/data';
+import { isCanonicalDate, isRealDateTime } from '../contacts/dates';
 import { emailSchema } from '../contacts/schemas';
 
 /** Columns that are silently dropped (spec rule 3): core fields and the generated URL variables. */
@@ -101,16 +102,17 @@ export function layoutOf(header: readonly string[]): CsvLayout {
 const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, yes: true, no: false };
 /** Plain integers and decimals: no leading zero (except `0` and `0.x`), no plus sign, no exponent. */
 const PLAIN_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
-const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z)?$/;
 /** ISO 8601 date-times with a zone (Z or an offset), seconds and fractions optional. */
-const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
  * Types one cell (spec rules 4 to 6): `true/false/yes/no` in any case are booleans; plain
  * integers and decimals are numbers unless a number would change them (more digits than a double
  * keeps); ISO 8601 date-times with a zone become the UTC form the type registry reads as a date
  * (`2024-05-01T10:00:00+02:00` -> `2024-05-01T08:00:00.000Z`); `YYYY-MM-DD` stays as it is (it is
- * a date already). Everything else stays the string it was.
+ * a date already). Only real calendar dates and times count (`2024-13-45`, `2024-02-30` and
+ * `24:00` stay strings). Everything else stays the string it was.
  */
 export function typeCell(raw: string): string | number | boolean {
   const lower = raw.toLowerCase();
@@ -121,8 +123,11 @@ export function typeCell(raw: string): string | number | boolean {
     if (Number.isFinite(n) && digits <= 15) return n;
     return raw;
   }
-  if (CANONICAL_DATE.test(raw)) return raw;
-  if (ISO_DATE_TIME.test(raw)) {
+  if (isCanonicalDate(raw)) return raw;
+  const iso = ISO_DATE_TIME.exec(raw);
+  if (iso) {
+    const [year, month, day, hour, minute, second = '0'] = iso.slice(1, 7);
+    if (!isRealDateTime(+year!, +month!, +day!, +hour!, +minute!, +second)) return raw;
     const t = Date.parse(raw.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
     if (!Number.isNaN(t)) return new Date(t).toISOString();
   }

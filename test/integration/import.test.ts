@@ -167,8 +167,8 @@ describe('CSV import format', () => {
 
   it('turns other columns into data.<column>, drops core and URL columns, and types values', async () => {
     const csv = [
-      'Email,id,subscribed,createdAt,updatedAt,unsubscribeUrl,subscribeUrl,manageUrl,sesame_id,plan,profile.tier,born,seen,local,vip,optin,active,age,score,zero,zip,phone,sci,version,huge,empty',
-      'Typed@Rules.Test,X1,false,2020-01-01,2020-01-02,http://u,http://s,http://m,S1,pro,gold,1990-04-01,2024-05-01T10:00:00+02:00,05/01/2024,TRUE,yes,No,42,-3.25,0,01234,+4420,1e5,1.2.3,12345678901234567890,',
+      'Email,id,subscribed,createdAt,updatedAt,unsubscribeUrl,subscribeUrl,manageUrl,sesame_id,plan,profile.tier,born,seen,local,vip,optin,active,age,score,zero,zip,phone,sci,version,huge,nodate,empty',
+      'Typed@Rules.Test,X1,false,2020-01-01,2020-01-02,http://u,http://s,http://m,S1,pro,gold,1990-04-01,2024-05-01T10:00:00+02:00,05/01/2024,TRUE,yes,No,42,-3.25,0,01234,+4420,1e5,1.2.3,12345678901234567890,2024-02-30,',
     ].join('\n');
     const job = await importCsv(rt, csv);
     expect(job).toMatchObject({ status: 'completed', imported: 1, skipped: 0 });
@@ -194,6 +194,7 @@ describe('CSV import format', () => {
       sci: '1e5',
       version: '1.2.3',
       huge: '12345678901234567890',
+      nodate: '2024-02-30',
     });
     const types = await fieldTypes(rt);
     expect(types).toMatchObject({
@@ -203,6 +204,7 @@ describe('CSV import format', () => {
       'data.vip': 'boolean',
       'data.age': 'number',
       'data.zip': 'string',
+      'data.nodate': 'string',
       'data.profile.tier': 'string',
     });
     expect(types['data.id']).toBeUndefined();

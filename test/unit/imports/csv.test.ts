@@ -50,6 +50,25 @@ describe('typeCell (CSV import rules 4 to 6)', () => {
     expect(typeCell('05/01/2024')).toBe('05/01/2024');
     expect(typeCell('2024-13-45T10:00:00+02:00')).toBe('2024-13-45T10:00:00+02:00');
   });
+
+  it.each([
+    '2024-13-45',
+    '2024-02-30',
+    '2023-02-29',
+    '2024-04-31T10:00:00Z',
+    '2024-05-01T24:00:00Z',
+    '2024-02-30T10:00:00+02:00',
+    '2024-05-01T24:00+0200',
+    '2024-05-01 10:61:00Z',
+  ])('%s is not a calendar date and stays a string', (raw) => {
+    expect(typeCell(raw)).toBe(raw);
+  });
+
+  it('accepts the 29th of February in a leap year only', () => {
+    expect(typeCell('2024-02-29')).toBe('2024-02-29');
+    expect(typeCell('2024-02-29T10:00:00+02:00')).toBe('2024-02-29T08:00:00.000Z');
+    expect(typeCell('2023-02-29T10:00:00+02:00')).toBe('2023-02-29T10:00:00+02:00');
+  });
 });
 
 describe('layoutOf and readRow', () => {
