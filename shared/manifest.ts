@@ -69,7 +69,7 @@ export type RouteAuth = 'secret' | 'public' | 'session' | 'none';
  *
  * - `accounts`: the account settings of the deployment, with no right on anything: whether signup
  *   is open (`deps.config.signupEnabled`, SIGNUP_ENABLED) and the sender of Sesame's own mails
- *   (`deps.config.systemFrom`, SYSTEM_FROM: email verification and password reset).
+ *   (`deps.config.systemFrom`, SYSTEM_FROM: email verification, password reset, invitations).
  * - `stripe`: `deps.billing`'s calls to the Stripe API (checkout, billing portal, invoices): on AWS
  *   the name of the Stripe secret key's SSM parameter (STRIPE_SECRET_KEY_PARAMETER) and
  *   `ssm:GetParameter` on it, the price (STRIPE_PRICE_ID) and the return page (BILLING_RETURN_URL).
@@ -411,8 +411,8 @@ const manifestData = {
       routes: [{ method: 'GET', path: '/config', auth: 'none' }],
     },
     {
-      // People: signup, login and logout, the mailed verification and reset tokens, and the
-      // signed-in user's own routes. Account mails go out through the mailer as Sesame's own
+      // People: signup, login and logout, the mailed verification and reset tokens, the
+      // signed-in user's own routes, and a project's members and invitations. Account mails go out through the mailer as Sesame's own
       // (SYSTEM_FROM); tokens and sessions are signed with keys derived from the link secret.
       name: 'accounts',
       handler: 'functions/http/accounts/index.ts',
@@ -427,6 +427,7 @@ const manifestData = {
         { method: 'POST', path: '/auth/request-verification', auth: 'none' },
         { method: 'POST', path: '/auth/request-password-reset', auth: 'none' },
         { method: 'POST', path: '/auth/reset-password', auth: 'none' },
+        { method: 'POST', path: '/auth/accept-invitation', auth: 'session' },
         { method: 'GET', path: '/users/@me', auth: 'session' },
         { method: 'GET', path: '/users/@me/projects', auth: 'session' },
         { method: 'POST', path: '/users/@me/projects', auth: 'session' },
@@ -438,6 +439,10 @@ const manifestData = {
         { method: 'GET', path: '/users/@me/projects/{id}/security', auth: 'session' },
         { method: 'GET', path: '/projects/{id}/security', auth: 'session' },
         { method: 'GET', path: '/projects/{id}/setup-state', auth: 'session' },
+        { method: 'GET', path: '/projects/{id}/members', auth: 'session' },
+        { method: 'POST', path: '/projects/{id}/members', auth: 'session' },
+        { method: 'PATCH', path: '/projects/{id}/members/{userId}', auth: 'session' },
+        { method: 'DELETE', path: '/projects/{id}/members/{userId}', auth: 'session' },
       ],
     },
     {

@@ -97,6 +97,10 @@
  * - failed logins of an email address in the current window -> pk LOGINFAIL#<lower email>, sk #FAILS (TTL)
  * - a user's rate-limit windows -> pk USER#<uid>#RATE#<window>, sk #RATE (TTL)
  * - membership: by project -> pk P#<pid>, sk MEMBER#<uid>; by user -> pk USER#<uid>, sk PROJECT#<pid>
+ * - members of a project (list, owner count) -> pk P#<pid>, sk begins_with MEMBER#; OWNER count ->
+ *   `owners` on the project item (shared/accounts/owners.ts)
+ * - pending invitation to a project, by address (one per address; TTL) -> pk P#<pid>, sk
+ *   INVITE#<lower email>
  */
 
 export interface IndexDef {
@@ -338,6 +342,12 @@ export const keys = {
   userRateWindow: (userId: string, window: number) => ({ pk: `USER#${userId}#RATE#${window}`, sk: '#RATE' }),
   /** A project's member, by project (the project's side of the membership). */
   member: (projectId: string, userId: string) => ({ pk: P(projectId), sk: `MEMBER#${userId}` }),
+  memberPrefix: 'MEMBER#',
+  /** A pending invitation to a project, one per address (a new one replaces it; TTL). */
+  invitation: (projectId: string, email: string) => ({
+    pk: P(projectId),
+    sk: `INVITE#${email.toLowerCase()}`,
+  }),
   /** A user's project, by user (the user's side of the membership: their project list). */
   userProject: (userId: string, projectId: string) => ({ pk: `USER#${userId}`, sk: `PROJECT#${projectId}` }),
   userProjectPrefix: 'PROJECT#',

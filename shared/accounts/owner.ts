@@ -10,13 +10,14 @@
  * - Safe to rerun: an email that already has an account gets the new project as OWNER, and its
  *   password is left alone (a given one is checked like any other, then unused).
  * - Everything is written through the account and project repositories, in signup's order: the
- *   user, then the project and its keys, then the membership.
+ *   user, then the project and its keys, then the membership and the project's owner count.
  */
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Deps } from '../ports';
 import { createProject } from '../projects/repository';
 import type { StoreDeps } from '../store/store';
+import { countFirstOwner } from './owners';
 import { hashPassword } from './passwords';
 import { findUserByEmail, putMembership, putNewUser, type UserRecord } from './repository';
 import { credentialsSchema } from './schemas';
@@ -101,6 +102,7 @@ export async function createOwner(deps: OwnerDeps, input: OwnerInput): Promise<O
     { projectId: project.id, userId: user.id, role: 'OWNER', createdAt: now },
     user.email,
   );
+  await countFirstOwner(deps, project.id);
   return {
     user: { id: user.id, email: user.email },
     created,

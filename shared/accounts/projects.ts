@@ -17,7 +17,15 @@ import {
   rotateProjectKeys,
 } from '../projects/repository';
 import { keys } from '../table';
-import { getMembership, getUser, type Membership, putMembership, type Role } from './repository';
+import { countFirstOwner } from './owners';
+import {
+  getMembership,
+  getUser,
+  type Membership,
+  projectMembers,
+  putMembership,
+  type Role,
+} from './repository';
 import type { AccountDeps } from './service';
 
 /** The user's membership of the project: 404 without one (or without the project), 403 for a role not in `roles`. */
@@ -46,6 +54,7 @@ export async function createUserProject(deps: AccountDeps, userId: string, name:
     { projectId: project.id, userId, role: 'OWNER', createdAt: project.createdAt },
     user.email,
   );
+  await countFirstOwner(deps, project.id);
   return { project: { ...project, role: 'OWNER' as const }, keys: { secretKey, publicKey } };
 }
 
@@ -70,17 +79,12 @@ export async function regenerateKeys(deps: AccountDeps, userId: string, projectI
 export async function projectSecurity(deps: AccountDeps, userId: string, projectId: string) {
   await requireMember(deps, userId, projectId);
   const [projectKeys, user] = await Promise.all([getProjectKeys(deps, projectId), getUser(deps, userId)]);
-  const members = [];
-  for await (const item of deps.store.queryAll({
-    partition: keys.projectPartition(projectId),
-    sort: { beginsWith: 'MEMBER#' },
-  }))
-    members.push({
-      userId: String(item.userId),
-      email: String(item.email),
-      role: item.role as Role,
-      createdAt: String(item.createdAt),
-    });
+  const members = (await projectMembers(deps, projectId)).map(({ userId, email, role, createdAt }) => ({
+    userId,
+    email,
+    role,
+    createdAt,
+  }));
   return {
     keys: {
       secretKeyPrefix: projectKeys?.secretKeyPrefix ?? null,

@@ -230,3 +230,105 @@ export async function membershipsOf(deps: StoreDeps, userId: string): Promise<Me
     });
   return out;
 }
+
+/** A membership as the project lists it: with the member's email (stored on the project's side). */
+export interface ProjectMember extends Membership {
+  readonly email: string;
+}
+
+function projectMemberOf(item: Item): ProjectMember {
+  return {
+    projectId: String(item.projectId),
+    userId: String(item.userId),
+    email: String(item.email),
+    role: item.role as Role,
+    createdAt: String(item.createdAt),
+  };
+}
+
+/** The project's members (one query of the project's MEMBER# items; invitations are not among them). */
+export async function projectMembers(
+  deps: StoreDeps,
+  projectId: string,
+  options: { readonly consistent?: boolean } = {},
+): Promise<ProjectMember[]> {
+  const out: ProjectMember[] = [];
+  for await (const item of deps.store.queryAll({
+    partition: keys.projectPartition(projectId),
+    sort: { beginsWith: keys.memberPrefix },
+    ...(options.consistent ? { consistent: true } : {}),
+  }))
+    out.push(projectMemberOf(item));
+  return out;
+}
+
+/** The project's side of one membership, with the email (consistent). */
+export async function getProjectMember(
+  deps: StoreDeps,
+  projectId: string,
+  userId: string,
+): Promise<ProjectMember | undefined> {
+  const item = await deps.store.get(keys.member(projectId, userId), { consistent: true });
+  return item ? projectMemberOf(item) : undefined;
+}
+
+/** Adds a member: false (nothing written) when the user is a member already. */
+export async function putNewMembership(deps: StoreDeps, m: Membership, email: string): Promise<boolean> {
+  const added = await deps.store.writeIf({
+    put: { ...keys.member(m.projectId, m.userId), ...m, email },
+    if: 'attribute_not_exists(pk)',
+  });
+  if (added) await putUserSide(deps, m);
+  return added;
+}
+
+/** The user's side of a membership (their project list), as the project's side has it. */
+export async function putUserSide(deps: StoreDeps, m: Membership): Promise<void> {
+  const { projectId, userId, role, createdAt } = m;
+  await deps.store.write({
+    put: { ...keys.userProject(userId, projectId), projectId, userId, role, createdAt },
+  });
+}
+
+/** The project's side changes role only if it still has `from`: false otherwise, nothing written. */
+export async function changeMemberRole(
+  deps: StoreDeps,
+  projectId: string,
+  userId: string,
+  from: Role,
+  to: Role,
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.member(projectId, userId),
+    expression: 'SET #role = :to',
+    names: { '#role': 'role' },
+    values: { ':to': to, ':from': from },
+    if: '#role = :from',
+  });
+}
+
+/**
+ * Removes a membership whose role is still `role` (false otherwise, nothing deleted): the project's
+ * side first, which is what admits the member (they are refused from the next request on), then
+ * the user's side.
+ */
+export async function deleteMembership(
+  deps: StoreDeps,
+  projectId: string,
+  userId: string,
+  role: Role,
+): Promise<boolean> {
+  const deleted = await deps.store.writeIf({
+    delete: keys.member(projectId, userId),
+    if: '#role = :role',
+    names: { '#role': 'role' },
+    values: { ':role': role },
+  });
+  if (deleted) await deps.store.write({ delete: keys.userProject(userId, projectId) });
+  return deleted;
+}
+
+/** The user's side of a membership alone (what a removal that stopped half-way left). */
+export async function deleteUserSide(deps: StoreDeps, userId: string, projectId: string): Promise<void> {
+  await deps.store.write({ delete: keys.userProject(userId, projectId) });
+}

@@ -50,3 +50,23 @@ export const projectIdParamSchema = z.object({
 export const projectResetSchema = z.object({
   confirm: z.string({ message: 'confirm is required: the project name' }).check(z.maxLength(200)),
 });
+
+/** `POST /auth/signup`: with `invitation`, the token of an invitation mailed to `email`. */
+export const signupSchema = z.object({
+  email,
+  password: credentialsSchema.shape.password,
+  invitation: z.optional(tokenSchema.shape.token),
+});
+
+const role = z.enum(['OWNER', 'ADMIN', 'MEMBER'], { message: 'role must be OWNER, ADMIN or MEMBER' });
+
+/** `POST /projects/{id}/members`. */
+export const addMemberSchema = z.object({ email, role });
+
+/** `PATCH /projects/{id}/members/{userId}`. */
+export const memberRoleSchema = z.object({ role });
+
+export const memberParamSchema = z.object({
+  id: projectIdParamSchema.shape.id,
+  userId: z.string().check(z.regex(/^[\w-]{1,64}$/, { message: 'userId must be a user id' })),
+});

@@ -19,6 +19,7 @@ import type { Deps } from '../ports';
 import { createProject, getProject } from '../projects/repository';
 import { SESSION_TTL_SECONDS } from './cookies';
 import { sendAccountMail } from './mail';
+import { countFirstOwner } from './owners';
 import { hashPassword, verifyDecoy, verifyPassword } from './passwords';
 import {
   clearLoginFailures,
@@ -52,7 +53,7 @@ export interface PublicUser {
   readonly emailVerified: boolean;
 }
 
-const publicUser = (u: UserRecord): PublicUser => ({
+export const publicUser = (u: UserRecord): PublicUser => ({
   id: u.id,
   email: u.email,
   emailVerified: u.emailVerified,
@@ -63,7 +64,7 @@ const invalidToken = () =>
   new AppError(400, 'INVALID_TOKEN', 'The token is invalid, expired or already used');
 
 /** A new session for the user: its cookie's JWT. */
-async function startSession(deps: AccountDeps, userId: string): Promise<string> {
+export async function startSession(deps: AccountDeps, userId: string): Promise<string> {
   const now = deps.clock.now();
   const sessionId = deps.ids.uuid();
   await putSession(deps, userId, sessionId, now, new Date(now.getTime() + SESSION_TTL_SECONDS * 1000));
@@ -90,6 +91,7 @@ export async function signup(deps: AccountDeps, input: { email: string; password
     { projectId: project.id, userId: user.id, role: 'OWNER', createdAt: now },
     user.email,
   );
+  await countFirstOwner(deps, project.id);
   await mailToken(deps, user, 'verify-email');
   return {
     user: publicUser(user),

@@ -62,7 +62,7 @@ describe('projects of a signed-in user', () => {
       });
       expect(res.status, `${method} ${path}`).toBe(404);
     }
-    // Members are not managed over the API yet: the membership is written as an invitation would.
+    // The membership is written directly (account-members.test.ts adds members through the API).
     await putMembership(
       rt.deps,
       { projectId: pid, userId: other.body.user.id, role: 'MEMBER', createdAt: new Date().toISOString() },

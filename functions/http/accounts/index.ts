@@ -3,6 +3,8 @@
  * signed-in user's own routes. Parses, calls one use case, sets or clears the session cookie.
  */
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../../../shared/accounts/cookies';
+import { acceptInvitation, signupWithInvitation } from '../../../shared/accounts/invitations';
+import { addMember, changeRole, listMembers, removeMember } from '../../../shared/accounts/members';
 import {
   deleteUserProject,
   projectResetState,
@@ -16,13 +18,16 @@ import {
   setupState,
 } from '../../../shared/accounts/projects';
 import {
-  credentialsSchema,
+  addMemberSchema,
   emailOnlySchema,
   loginSchema,
+  memberParamSchema,
+  memberRoleSchema,
   projectIdParamSchema,
   projectNameSchema,
   projectResetSchema,
   resetPasswordSchema,
+  signupSchema,
   tokenSchema,
 } from '../../../shared/accounts/schemas';
 import {
@@ -63,7 +68,10 @@ export function routes(deps: Deps): AnyRouteImpl[] {
       path: '/auth/signup',
       auth: 'none',
       handler: async (req: ApiRequest) => {
-        const { sessionToken, ...out } = await signup(deps, parse(credentialsSchema, req.body ?? {}));
+        const { invitation, ...credentials } = parse(signupSchema, req.body ?? {});
+        const { sessionToken, ...out } = invitation
+          ? await signupWithInvitation(deps, { ...credentials, invitation })
+          : await signup(deps, credentials);
         return { ...created(out), cookies: [sessionCookie(sessionToken)] };
       },
     },
@@ -126,6 +134,13 @@ export function routes(deps: Deps): AnyRouteImpl[] {
         await resetPassword(deps, input.token, input.password);
         return ok({ success: true });
       },
+    },
+    {
+      method: 'POST',
+      path: '/auth/accept-invitation',
+      auth: 'session',
+      handler: async (req: SessionRequest) =>
+        ok(await acceptInvitation(deps, req.session.userId, parse(tokenSchema, req.body ?? {}).token)),
     },
     {
       method: 'GET',
@@ -208,6 +223,50 @@ export function routes(deps: Deps): AnyRouteImpl[] {
       path: '/projects/{id}/setup-state',
       params: projectIdParamSchema,
       handler: async (req) => ok(await setupState(deps, req.session.userId, req.params.id)),
+    }),
+    sessionRoute({
+      method: 'GET',
+      path: '/projects/{id}/members',
+      params: projectIdParamSchema,
+      handler: async (req) => ok(await listMembers(deps, req.session.userId, req.params.id)),
+    }),
+    sessionRoute({
+      method: 'POST',
+      path: '/projects/{id}/members',
+      params: projectIdParamSchema,
+      handler: async (req) => {
+        const out = await addMember(
+          deps,
+          req.session.userId,
+          req.params.id,
+          parse(addMemberSchema, req.body ?? {}),
+        );
+        return 'added' in out ? created(out.added) : json(202, out.invited);
+      },
+    }),
+    sessionRoute({
+      method: 'PATCH',
+      path: '/projects/{id}/members/{userId}',
+      params: memberParamSchema,
+      handler: async (req) =>
+        ok(
+          await changeRole(
+            deps,
+            req.session.userId,
+            req.params.id,
+            req.params.userId,
+            parse(memberRoleSchema, req.body ?? {}).role,
+          ),
+        ),
+    }),
+    sessionRoute({
+      method: 'DELETE',
+      path: '/projects/{id}/members/{userId}',
+      params: memberParamSchema,
+      handler: async (req) => {
+        await removeMember(deps, req.session.userId, req.params.id, req.params.userId);
+        return ok({ success: true });
+      },
     }),
   ];
 }

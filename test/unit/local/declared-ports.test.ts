@@ -423,6 +423,43 @@ describe('declared ports', () => {
         ).status,
         path,
       ).toBe(200);
+    // Members: an invitation mailed to an address without an account, accepted once it has one,
+    // then the member listed, changed and removed.
+    const guest = { email: 'guest@ports.test', password: 'a long password' };
+    expect(
+      (
+        await call('POST', `/projects/${pid}/members`, 'POST /projects/{id}/members', {
+          ...session,
+          body: { email: guest.email, role: 'MEMBER' },
+        })
+      ).status,
+    ).toBe(202);
+    const invitation = /Token: (\S+)/.exec((await rt.mails({ to: guest.email }))[0]?.text ?? '')![1];
+    const guestUp = await rt.api('POST', '/auth/signup', { key: null, body: guest });
+    const guestSession = {
+      key: null,
+      headers: { cookie: /sesame_session=[^;]*/.exec(guestUp.headers['set-cookie'] ?? '')![0] },
+    };
+    const accepted = await call('POST', '/auth/accept-invitation', 'POST /auth/accept-invitation', {
+      ...guestSession,
+      body: { token: invitation },
+    });
+    expect(accepted.status).toBe(200);
+    expect(
+      (await call('GET', `/projects/${pid}/members`, 'GET /projects/{id}/members', session)).status,
+    ).toBe(200);
+    const guestMember = `/projects/${pid}/members/${guestUp.body.user.id}`;
+    expect(
+      (
+        await call('PATCH', guestMember, 'PATCH /projects/{id}/members/{userId}', {
+          ...session,
+          body: { role: 'ADMIN' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call('DELETE', guestMember, 'DELETE /projects/{id}/members/{userId}', session)).status,
+    ).toBe(200);
     // Resetting and deleting a project (its wipe scans the table; deleting a domain whose SES
     // identity Sesame made deletes the identity).
     const wiped = secondProject.body.project.id;
