@@ -23,7 +23,15 @@ import { keys } from '../table';
 import { sendAccountMail } from './mail';
 import { joinProject } from './owners';
 import { hashPassword } from './passwords';
-import { findUserByEmail, getUser, putNewUser, type Role, type UserRecord, updateUser } from './repository';
+import {
+  findUserByEmail,
+  getProjectMember,
+  getUser,
+  putNewUser,
+  type Role,
+  type UserRecord,
+  updateUser,
+} from './repository';
 import { type AccountDeps, publicUser, startSession } from './service';
 import { signToken, verifyToken } from './tokens';
 
@@ -136,11 +144,8 @@ export async function signupWithInvitation(
   const invitation = await openInvitation(deps, input.invitation, input.email);
   const project = await getProject(deps, invitation.projectId);
   if (!project) throw invalidInvitation();
-  // The common refusal before the invitation is used up; the race with another signup of the
-  // address is handled below.
   if (await findUserByEmail(deps, input.email)) throw emailTaken();
   const passwordHash = await hashPassword(input.password);
-  if (!(await useInvitation(deps, invitation))) throw invalidInvitation();
   const now = deps.clock.now().toISOString();
   const user: UserRecord = {
     id: deps.ids.uuid(),
@@ -150,12 +155,12 @@ export async function signupWithInvitation(
     createdAt: now,
     lastLoginAt: now,
   };
-  if (!(await putNewUser(deps, user))) {
-    // Taken meanwhile: the invitation is put back for that account to accept.
-    await deps.store.writeIf({ put: invitation.item, if: 'attribute_not_exists(pk)' });
-    throw emailTaken();
-  }
+  // Taken meanwhile: the invitation stays for that account to accept.
+  if (!(await putNewUser(deps, user))) throw emailTaken();
+  // The membership first, the invitation used up last: a crash in between leaves the invitation
+  // live for the new account to accept (POST /auth/accept-invitation), never lost.
   await joinProject(deps, { projectId: project.id, userId: user.id, role: invitation.role }, user.email);
+  await useInvitation(deps, invitation);
   return {
     user: publicUser(user),
     project: { id: project.id, name: project.name, role: invitation.role },
@@ -169,13 +174,18 @@ export async function acceptInvitation(deps: AccountDeps, userId: string, token:
   if (!user) throw new AppError(401, 'UNAUTHORIZED', 'The account no longer exists');
   const invitation = await openInvitation(deps, token, user.email);
   const project = await getProject(deps, invitation.projectId);
-  if (!project || !(await useInvitation(deps, invitation))) throw invalidInvitation();
-  const member = await joinProject(
+  if (!project) throw invalidInvitation();
+  // The membership first, the invitation used up last, so that a crash in between loses nothing:
+  // the retry finds the membership, uses the invitation up and answers as the first try would.
+  const joined = await joinProject(
     deps,
     { projectId: project.id, userId, role: invitation.role },
     user.email,
   );
-  if (!member) throw conflict('ALREADY_MEMBER', 'You are a member of this project already');
+  const used = await useInvitation(deps, invitation);
+  const member = joined ?? (used ? await getProjectMember(deps, project.id, userId) : undefined);
+  // Joined by a request that used the invitation first (two accepts at once): this one is late.
+  if (!member) throw invalidInvitation();
   // The token reached the address.
   if (!user.emailVerified) await updateUser(deps, userId, { emailVerified: true });
   return { project: { id: project.id, name: project.name, role: member.role } };

@@ -172,7 +172,12 @@ export async function removeMember(
             : 'The last OWNER of a project cannot be removed',
         );
     }
-    if (await deleteMembership(deps, projectId, memberId, target.role)) return;
+    if (await deleteMembership(deps, projectId, memberId, target.role)) {
+      // An invitation to the address that an accept left live (it stopped after joining) must not
+      // let the removed user back in.
+      await deleteInvitation(deps, projectId, target.email);
+      return;
+    }
     if (owner) await countOwner(deps, projectId);
   }
   throw busy();

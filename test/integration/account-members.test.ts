@@ -7,11 +7,13 @@
  * for the invited address only, within 7 days.
  */
 import { describe, expect, it } from 'vitest';
+import { acceptInvitation, signupWithInvitation } from '../../shared/accounts/invitations';
 import { createOwner } from '../../shared/accounts/owner';
 import { putMembership } from '../../shared/accounts/repository';
 import { createProject } from '../../shared/projects/repository';
 import { keys } from '../../shared/table';
 import { uniqueEmail } from './helpers/contacts';
+import { crashingAt } from './helpers/faults';
 import { type Json, type LocalTestRuntime, useLocalRuntime } from './helpers/local';
 import { advanceClock } from './helpers/workflows';
 
@@ -477,10 +479,18 @@ describe('invitations', () => {
       rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } }),
       rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } }),
     ]);
-    const ok = [first, second].filter((r) => r.status === 200);
-    expect(ok).toHaveLength(1);
-    expect(ok[0]!.body).toEqual({ project: { id: pid, name: 'My project', role: 'MEMBER' } });
-    expect([first, second].find((r) => r.status !== 200)!.body.error.code).toBe('INVALID_INVITATION');
+    // Each either joined (200, the same answer) or found the invitation used by the other (400).
+    for (const res of [first, second]) {
+      if (res.status === 200)
+        expect(res.body).toEqual({ project: { id: pid, name: 'My project', role: 'MEMBER' } });
+      else expect(res.body.error.code).toBe('INVALID_INVITATION');
+    }
+    expect([first, second].filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect((await list(user, pid)).filter((m) => m.email === email)).toHaveLength(1);
+    expect(await rt.deps.store.get(keys.invitation(pid, email), { consistent: true })).toBeUndefined();
+    const again = await rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('INVALID_INVITATION');
     expect(rolesIn(await list(user, pid))[email]).toBe('MEMBER');
     expect((await rt.api('GET', '/users/@me', user.as)).body.emailVerified).toBe(true);
     // Bad input.
@@ -637,4 +647,75 @@ describe('invitations where signup is closed', () => {
       (await closed.api('POST', '/auth/login', { key: null, body: { email, password: PASSWORD } })).status,
     ).toBe(401);
   });
+});
+
+describe('an invitation taken up by a process that stops halfway is never lost', () => {
+  const invited = async (role = 'MEMBER') => {
+    const owner = await signup('owner');
+    const email = uniqueEmail('halfway');
+    expect(
+      (await rt.api('POST', members(owner.project), { ...owner.as, body: { email, role } })).status,
+    ).toBe(202);
+    return { owner, pid: owner.project, email, token: await invitationToken(email) };
+  };
+  const invitationItem = (pid: string, email: string) =>
+    rt.deps.store.get(keys.invitation(pid, email), { consistent: true });
+  const usingUp = (call: { op: string; key?: { sk: string } }) =>
+    call.op === 'delete' && (call.key?.sk ?? '').startsWith('INVITE#');
+
+  it('an accept that stopped after joining: the retry answers as the first would, then the token is used', async () => {
+    const { pid, email, token } = await invited('ADMIN');
+    const own = await rt.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD } });
+    const user = userOf(email, own.body.user.id, sessionOf(own));
+    await expect(acceptInvitation(crashingAt(rt.deps, usingUp), user.id, token)).rejects.toThrow(
+      'simulated crash',
+    );
+    expect(rolesIn(await list(user, pid))[email]).toBe('ADMIN');
+    expect(await invitationItem(pid, email)).toBeDefined();
+    const retry = await rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toEqual({ project: { id: pid, name: 'My project', role: 'ADMIN' } });
+    expect(await invitationItem(pid, email)).toBeUndefined();
+    expect((await rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } })).status).toBe(
+      400,
+    );
+  });
+
+  it('removing a member also removes an invitation such a stop left live: it cannot bring them back', async () => {
+    const { owner, pid, email, token } = await invited();
+    const own = await rt.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD } });
+    const user = userOf(email, own.body.user.id, sessionOf(own));
+    await expect(acceptInvitation(crashingAt(rt.deps, usingUp), user.id, token)).rejects.toThrow(
+      'simulated crash',
+    );
+    expect((await rt.api('DELETE', member(pid, user.id), owner.as)).status).toBe(200);
+    expect(await invitationItem(pid, email)).toBeUndefined();
+    const back = await rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } });
+    expect(back.status).toBe(400);
+    expect(back.body.error.code).toBe('INVALID_INVITATION');
+    expect((await rt.api('GET', members(pid), user.as)).status).toBe(404);
+  });
+
+  it.each([
+    [
+      'after the account, before the membership',
+      (call: { op: string; key?: { sk: string } }) =>
+        call.op === 'put' && (call.key?.sk ?? '').startsWith('MEMBER#'),
+    ],
+    ['after the membership, before the token is used', usingUp],
+  ])(
+    'a signup with an invitation that stopped %s: the account accepts it after logging in',
+    async (_, at) => {
+      const { pid, email, token } = await invited();
+      await expect(
+        signupWithInvitation(crashingAt(rt.deps, at), { email, password: PASSWORD, invitation: token }),
+      ).rejects.toThrow('simulated crash');
+      expect(await invitationItem(pid, email)).toBeDefined();
+      const user = await login(rt, email);
+      const accept = await rt.api('POST', '/auth/accept-invitation', { ...user.as, body: { token } });
+      expect(accept.status, JSON.stringify(accept.body)).toBe(200);
+      expect(rolesIn(await list(user, pid))[email]).toBe('MEMBER');
+      expect(await invitationItem(pid, email)).toBeUndefined();
+    },
+  );
 });
