@@ -3,7 +3,9 @@
  * against an in-memory local runtime. Run with `npm run bench:contacts` (optionally N=500).
  * Latency here is the local engine's, not DynamoDB's; the request units are what AWS would bill
  * (see capacity.ts for how index writes are counted), metered on the client the runtime's store
- * sends through.
+ * sends through. Last, the same GET and PATCH on a signed-up user's project with the project's
+ * secret key and with the user's session cookie and X-Project-Id, against the goal that a session
+ * costs at most one read unit more per request.
  */
 import { startLocal } from '../shared/local/runtime';
 import { meterCapacity } from './capacity';
@@ -13,10 +15,18 @@ const N = Number(process.env.N ?? 200);
 const rt = await startLocal({ port: 0, logger: { info: () => {}, warn: () => {}, error: console.error } });
 const meter = meterCapacity(rt.dynamo.db);
 
-async function call(method: string, path: string, body?: unknown) {
+/** How a request authenticates: the seeded secret key unless told otherwise. */
+type Auth = { readonly key: string } | { readonly cookie: string; readonly projectId: string };
+
+async function call(method: string, path: string, body?: unknown, auth: Auth = { key: rt.secretKey }) {
   const res = await fetch(`${rt.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${rt.secretKey}`, 'content-type': 'application/json' },
+    headers: {
+      ...('key' in auth
+        ? { authorization: `Bearer ${auth.key}` }
+        : { cookie: auth.cookie, 'x-project-id': auth.projectId }),
+      'content-type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await res.json()) as Record<string, unknown>;
@@ -26,7 +36,11 @@ async function call(method: string, path: string, body?: unknown) {
 
 const rows: Record<string, string | number>[] = [];
 
-async function measure(name: string, count: number, op: (i: number) => Promise<unknown>) {
+async function measure(
+  name: string,
+  count: number,
+  op: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; read: number; write: number }> {
   const times: number[] = [];
   meter.reset();
   for (let i = 0; i < count; i++) {
@@ -45,6 +59,7 @@ async function measure(name: string, count: number, op: (i: number) => Promise<u
     'RCU/request': (units.read / count).toFixed(2),
     'WCU/request': (units.write / count).toFixed(2),
   });
+  return { p50: Number(pct(0.5)), read: units.read / count, write: units.write / count };
 }
 
 const ids: string[] = [];
@@ -68,6 +83,57 @@ await measure('POST /contacts/lookup (100 emails)', 10, () =>
   }),
 );
 
+// A signed-in member's session cookie with X-Project-Id against the project's secret key, on the
+// same contacts of the same project (a user who signed up, with the project signup made).
+const signup = await fetch(`${rt.url}/auth/signup`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'bench-owner@example.org', password: 'correct horse battery' }),
+});
+if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+const owner = (await signup.json()) as { project: { id: string }; keys: { secretKey: string } };
+const cookie = /sesame_session=[^;]*/.exec(signup.headers.get('set-cookie') ?? '')![0];
+const asKey: Auth = { key: owner.keys.secretKey };
+const asSession: Auth = { cookie, projectId: owner.project.id };
+const own: string[] = [];
+for (let i = 0; i < N; i++)
+  own.push(
+    String(
+      (await call('POST', '/contacts', { email: `member${i}@example.org`, data: { seen: 0 } }, asKey)).id,
+    ),
+  );
+const authRows: [string, Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>][] = [];
+// Both PATCHes change the value of a field every contact already has (0 to 1, then 1 to 2), so
+// they write the same items.
+authRows.push([
+  'GET /contacts/{id}',
+  await measure('GET /contacts/{id}, secret key', N, (i) =>
+    call('GET', `/contacts/${own[i]}`, undefined, asKey),
+  ),
+  await measure('GET /contacts/{id}, session + X-Project-Id', N, (i) =>
+    call('GET', `/contacts/${own[i]}`, undefined, asSession),
+  ),
+]);
+authRows.push([
+  'PATCH /contacts/{id}',
+  await measure('PATCH /contacts/{id}, secret key', N, (i) =>
+    call('PATCH', `/contacts/${own[i]}`, { data: { seen: 1 } }, asKey),
+  ),
+  await measure('PATCH /contacts/{id}, session + X-Project-Id', N, (i) =>
+    call('PATCH', `/contacts/${own[i]}`, { data: { seen: 2 } }, asSession),
+  ),
+]);
+
 console.table(rows);
 console.log('Every authenticated request also writes 1 WCU for the rate-limit window (included above).');
+console.log('\nGoal: a session costs at most one extra read unit per request (against a secret key).');
+console.table(
+  authRows.map(([operation, key, session]) => ({
+    operation,
+    'extra RCU': (session.read - key.read).toFixed(2),
+    'extra WCU': (session.write - key.write).toFixed(2),
+    'extra p50 ms': (session.p50 - key.p50).toFixed(1),
+    goal: session.read - key.read <= 1 + 1e-9 ? 'PASS' : 'MISS',
+  })),
+);
 await rt.stop();
