@@ -501,9 +501,10 @@ const manifestData = {
       method: 'POST',
       path: '/contacts/import',
       authorizer: 'functions/authorizers/contacts-import/index.ts',
-      // The key and project, the rate-limit window, the job it creates, and the one-off schedule
-      // of the job's upload deadline (shared/imports/upload.ts).
-      authorizerUses: ['table:read', 'table:write', 'scheduler'],
+      // The key and project (or a member's session: its JWT checked with the key derived from the
+      // link secret, its session and membership items), the rate-limit window, the job it creates,
+      // and the one-off schedule of the job's upload deadline (shared/imports/upload.ts).
+      authorizerUses: ['table:read', 'table:write', 'scheduler', 'sign-links'],
       keyPrefix: 'imports/',
       queue: 'jobs',
       // 5 MB of CSV plus room for the multipart envelope (shared/imports/upload.ts checks the same).

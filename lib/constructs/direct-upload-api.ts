@@ -2,6 +2,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import {
   AuthorizationType,
   AwsIntegration,
+  type CfnAuthorizer,
   EndpointType,
   IdentitySource,
   PassthroughBehavior,
@@ -81,10 +82,16 @@ export class DirectUploadApi extends Construct {
 
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: props.authorizer,
-      // A missing header is a 401 without an invocation. No caching: every upload is a new job.
+      // CDK requires an identity source; the one given is removed below.
       identitySources: [IdentitySource.header('Authorization')],
+      // No caching: every upload is a new job.
       resultsCacheTtl: Duration.seconds(0),
     });
+    // No identity source: the caller proves itself with a secret key (Authorization) or a member's
+    // session cookie, either one, and an identity source would make one of them required (a request
+    // without it refused before the authorizer runs). API Gateway takes no identity source when
+    // results are not cached (the Authorizer resource's identitySource is optional then).
+    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
 
     const integration = new AwsIntegration({
       service: 's3',
@@ -115,10 +122,9 @@ export class DirectUploadApi extends Construct {
       authorizer,
       authorizationType: AuthorizationType.CUSTOM,
       requestParameters: {
-        'method.request.header.Authorization': true,
         'method.request.header.Content-Type': true,
       },
-      // Both headers must be there. The body has no model (it is a file), so body validation checks nothing.
+      // The content type must be there (the authorizer checks the key or session). The body has no model (it is a file), so body validation checks nothing.
       requestValidatorOptions: { validateRequestParameters: true, validateRequestBody: true },
       methodResponses: [
         { statusCode: String(uploadResponses.accepted.statusCode) },

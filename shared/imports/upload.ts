@@ -9,8 +9,11 @@
  * authorizer and the same response templates (below), so both answer alike.
  */
 import * as z from 'zod/mini';
+import { SESSION_COOKIE } from '../accounts/cookies';
 import { AppError } from '../errors';
 import { ApiKeyAuthenticator, type Principal, ProjectDisabledError } from '../http/auth';
+import { authenticateProjectSession } from '../http/auth/project-session';
+import { cookieValue } from '../http/auth/session';
 import { consumeRateLimit } from '../http/rate-limit';
 import { defineJobMessage, scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
@@ -153,7 +156,16 @@ type AuthorizerDeps = Pick<Deps, 'store' | 'clock' | 'ids' | 'config' | 'schedul
  * for the project the key names now (a disabled project, a revoked key take effect at once).
  */
 function uploadAuthenticator(deps: AuthorizerDeps) {
-  return new ApiKeyAuthenticator(deps, { cache: false, limitFailures: false }).forKind('secret');
+  const apiKeys = new ApiKeyAuthenticator(deps, { cache: false, limitFailures: false });
+  const secretKeys = apiKeys.forKind('secret');
+  // As on every project route (shared/http/auth): a request with an Authorization header is judged
+  // by its key; one without, that carries a session cookie, by the session and X-Project-Id.
+  return {
+    authenticate: (input: { headers: Record<string, string>; cookies: string[]; sourceIp: string }) =>
+      input.headers.authorization === undefined && cookieValue(input.cookies, SESSION_COOKIE) !== undefined
+        ? authenticateProjectSession(deps, apiKeys, { ...input, rawBody: undefined })
+        : secretKeys.authenticate({ ...input, rawBody: undefined }),
+  };
 }
 
 /**
@@ -179,14 +191,18 @@ export async function authorizeImportUpload(
   try {
     principal = await uploadAuthenticator(deps).authenticate({
       headers,
-      cookies: [],
+      // REST API events carry the request's Cookie header as it came: `a=1; b=2`.
+      cookies: (headers.cookie ?? '').split(';').filter((c) => c.trim() !== ''),
       sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
-      rawBody: undefined,
     });
   } catch (error) {
-    // API Gateway answers its 401 to `Unauthorized`, and every denial with one status (403).
+    // API Gateway answers its 401 to `Unauthorized`, and every denial with one status (403): a
+    // session for a project it is no member of (404 on the other routes) or without X-Project-Id
+    // (400) is denied with that code, the same for a project that does not exist.
     if (error instanceof ProjectDisabledError) return deny(error.projectId, error.code, error.message);
     if (error instanceof AppError && error.statusCode === 401) throw new Error(UNAUTHORIZED);
+    if (error instanceof AppError && (error.statusCode === 404 || error.statusCode === 400))
+      return deny('unknown', error.code, error.message);
     throw error;
   }
   const { projectId } = principal;

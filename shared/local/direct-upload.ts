@@ -87,7 +87,7 @@ function directUpload(
       if (!request.body) return reply(uploadResponses.tooLarge, requestId);
       const authorizerEvent = toAuthorizerEvent(def, request, requestId);
       const headers = authorizerEvent.headers;
-      if (!headers.authorization) return reply(uploadResponses.unauthorized, requestId);
+      // No identity source (a key or a session cookie will do): the authorizer always runs.
       let output: AuthorizerOutput;
       try {
         output = (await authorizer(

@@ -98,13 +98,19 @@ describe('POST /contacts/import on AWS', () => {
     }
   });
 
-  it('authenticates with the secret key through an uncached REQUEST authorizer on the Authorization header', () => {
+  it('authenticates with the secret key or a session through an uncached REQUEST authorizer with no identity source', () => {
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
-      IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 0,
     });
     const authorizer = Object.values(resourcesOfType(template, 'AWS::ApiGateway::Authorizer'))[0]!;
+    // An identity source would make its header required (refused before the authorizer runs):
+    // either the key or the session cookie must do. Optional only because nothing is cached.
+    expect(authorizer.Properties.IdentitySource).toBeUndefined();
+    const method = Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).find(
+      (m) => m.Properties.AuthorizationType === 'CUSTOM',
+    )!;
+    expect(method.Properties.RequestParameters).toEqual({ 'method.request.header.Content-Type': true });
     expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(authorizerFnId);
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',

@@ -89,9 +89,11 @@ describe('link-signing key', () => {
     // The public group signs links (/v1/send) and checks them (the subscription pages); the
     // campaigns group signs them in test sends, and the jobs worker in campaign fan-outs. Every
     // group with project routes checks sessions with a key derived from it (X-Project-Id), and
-    // the accounts group signs sessions and mailed tokens. The track group (public key only),
-    // the config and webhook groups and the other workers never read it.
+    // the accounts group signs sessions and mailed tokens; the import upload's authorizer checks
+    // sessions too. The track group (public key only), the config and webhook groups and the other
+    // workers never read it.
     expect([...granted].sort()).toEqual([
+      'AuthorizerContactsImport',
       'HttpAccounts',
       'HttpActivity',
       'HttpBilling',

@@ -531,9 +531,12 @@ describe('IAM', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'scheduler:CreateSchedule',
+      // The link key's parameter, from which a session cookie's key is derived.
+      'ssm:GetParameter',
     ])
       expect(authorizer.has(action), action).toBe(true);
-    for (const prefix of ['ses:', 's3:', 'sqs:', 'ssm:', 'route53:'])
+    expect([...authorizer].filter((a) => a.startsWith('ssm:'))).toEqual(['ssm:GetParameter']);
+    for (const prefix of ['ses:', 's3:', 'sqs:', 'route53:'])
       expect(
         [...authorizer].filter((a) => a.startsWith(prefix)),
         prefix,

@@ -21,7 +21,7 @@ import { type FunctionKind, functionUses, manifest, type PortUse, routeKey } fro
 import type { Deps } from '../../../shared/ports';
 import { useZoneFile } from '../../integration/helpers/dns';
 import { useFakeStripe } from '../../integration/helpers/fake-stripe';
-import { upload } from '../../integration/helpers/imports';
+import { multipart, upload } from '../../integration/helpers/imports';
 import { postInbound, rawMessage } from '../../integration/helpers/inbound';
 import { type ApiOptions, type ApiResponse, useLocalRuntime } from '../../integration/helpers/local';
 import {
@@ -396,6 +396,15 @@ describe('declared ports', () => {
       ['GET', '/activity/types', 'GET /activity/types'],
     ] as const)
       expect((await call(method, path, route, asMember)).status, path).toBe(200);
+    // The import upload's authorizer checks the session too.
+    const { body: csv, contentType } = await multipart('email\nsession-import@ports.test\n');
+    const sessionUpload = await rt.api('POST', '/contacts/import', {
+      ...asMember,
+      raw: csv,
+      headers: { ...asMember.headers, 'content-type': contentType },
+    });
+    expect(sessionUpload.status, JSON.stringify(sessionUpload.body)).toBe(202);
+    await rt.drain();
     // The user's project management.
     const pid = signedUp.body.project.id;
     const secondProject = await call('POST', '/users/@me/projects', 'POST /users/@me/projects', {
