@@ -367,19 +367,7 @@ async function holdForDisabledProject(
   const at = deps.clock.now().toISOString();
   const fields = { code: PROJECT_DISABLED, projectId: campaign.projectId, campaignId: campaign.id };
   if (m.trigger === 'schedule' && campaign.status === 'SCHEDULED' && campaign.scheduleToken === m.runId) {
-    const draft: CampaignRecord = {
-      ...campaign,
-      status: 'DRAFT',
-      scheduledFor: null,
-      scheduleToken: null,
-      updatedAt: at,
-      version: campaign.version + 1,
-    };
-    const unscheduled = await replaceCampaign(deps, draft, {
-      version: campaign.version,
-      status: ['SCHEDULED'],
-    });
-    if (unscheduled)
+    if (await backToDraft(deps, campaign, at))
       console.warn(
         JSON.stringify({
           level: 'warn',
@@ -412,13 +400,10 @@ async function holdForDisabledProject(
 }
 
 /**
- * A scheduled campaign whose audience would pass the monthly cap when its schedule fires is not
- * started: it becomes a DRAFT again, as a cancelled schedule leaves it, to be sent once there is
- * room (a higher cap, the next month). A campaign changed meanwhile (rescheduled, sent, deleted)
- * is left as it is: its version moved on.
+ * A SCHEDULED campaign whose schedule fired but that may not start becomes a DRAFT again, as a
+ * cancelled schedule leaves it: false when it changed meanwhile (its version moved on).
  */
-async function unscheduleOverCap(deps: Deps, campaign: CampaignRecord, refusal: Error): Promise<void> {
-  const at = deps.clock.now().toISOString();
+async function backToDraft(deps: Deps, campaign: CampaignRecord, at: string): Promise<boolean> {
   const draft: CampaignRecord = {
     ...campaign,
     status: 'DRAFT',
@@ -427,10 +412,17 @@ async function unscheduleOverCap(deps: Deps, campaign: CampaignRecord, refusal: 
     updatedAt: at,
     version: campaign.version + 1,
   };
-  const unscheduled = await replaceCampaign(deps, draft, {
-    version: campaign.version,
-    status: ['SCHEDULED'],
-  });
+  return replaceCampaign(deps, draft, { version: campaign.version, status: ['SCHEDULED'] });
+}
+
+/**
+ * A scheduled campaign whose audience would pass the monthly cap when its schedule fires is not
+ * started: it becomes a DRAFT again, as a cancelled schedule leaves it, to be sent once there is
+ * room (a higher cap, the next month). A campaign changed meanwhile (rescheduled, sent, deleted)
+ * is left as it is: its version moved on.
+ */
+async function unscheduleOverCap(deps: Deps, campaign: CampaignRecord, refusal: Error): Promise<void> {
+  const unscheduled = await backToDraft(deps, campaign, deps.clock.now().toISOString());
   console.warn(
     JSON.stringify({
       level: 'warn',
