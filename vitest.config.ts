@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-/** Four tiers, each runnable alone (`npm run test:<tier>`); `npm test` runs them all. */
+/** Five tiers, each runnable alone (`npm run test:<tier>`); `npm test` runs them all. */
 export default defineConfig({
   test: {
+    // The HTTP stack checks every request against the API reference's schemas (shared/http/schema-check.ts).
+    env: { SESAME_CHECK_SCHEMAS: '1' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
@@ -21,6 +23,16 @@ export default defineConfig({
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Headless Chromium (Debian's package) on the local inbox; skipped, saying so, without one.
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

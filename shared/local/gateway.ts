@@ -12,7 +12,7 @@ import { advanceProblem, type LocalClock } from '../adapters/local/clock';
 import type { LocalImages } from '../adapters/local/images';
 import type { LocalInboundMail } from '../adapters/local/inbound-mail';
 import { consoleLogger, type LocalLogger } from '../adapters/local/log';
-import type { MailSink, SinkEvent, SinkMessage } from '../adapters/local/mail-sink';
+import type { MailSink, SinkMessage } from '../adapters/local/mail-sink';
 import type { LocalQueue } from '../adapters/local/queue';
 import type { LocalScheduler } from '../adapters/local/scheduler';
 import { engagementEvent, publishSesEvents } from '../adapters/local/ses-events';
@@ -20,10 +20,11 @@ import { isPreflight, preflightHeaders, responseCorsHeaders } from '../http/cors
 import { INBOUND_KEY_PREFIX, type InboundVerdicts, inboundReceivedJobMessage } from '../inbound/messages';
 import { enqueue } from '../jobs/registry';
 import { type CorsDef, defaults, type Manifest } from '../manifest';
-import { escapeHtml } from '../subscriptions/pages';
+import type { StoreDeps } from '../store/store';
 import { IMAGE_CACHE_CONTROL, isImageKey } from '../uploads/images';
 import { type HttpReply, type RawRequest, toHttpApiEvent, toReply } from './apigw-event';
 import type { LocalDirectUpload } from './direct-upload';
+import { serveInbox } from './inbox/server';
 import { lambdaContext, withTimeout } from './lambda';
 import { compileRoutes, decode } from './routes';
 
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   readonly handlers: Readonly<Record<string, HttpHandler>>;
   /** What the `/_local/` pages show; a page whose source is missing answers 404. */
   readonly mailSink?: MailSink;
+  /** Where the `/_local/mail` inbox reads a message's email record and `email.*` events. */
+  readonly store?: StoreDeps;
   readonly queue?: LocalQueue;
   readonly scheduler?: LocalScheduler;
   /** The runtime's clock: events carry its time, and `/_local/clock` reads and advances it. */
@@ -237,7 +240,7 @@ function tooLarge(res: ServerResponse, why: string): void {
 async function localPages(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
   const method = req.method ?? 'GET';
-  const { mailSink, queue, scheduler, clock, images, inboundMail } = options;
+  const { mailSink, queue, scheduler, clock, images, inboundMail, store } = options;
   if (clock && method === 'POST' && path === '/_local/clock') return advanceClock(clock, req, res);
   if (inboundMail && queue && clock && method === 'POST' && path === '/_local/inbound') {
     return receiveMail({ inboundMail, queue, clock }, req, res);
@@ -259,6 +262,12 @@ async function localPages(options: GatewayOptions, req: IncomingMessage, res: Se
     mailSink.clear();
     return json(res, 200, { deleted: true });
   }
+  const deleted = /^\/_local\/emails\/([^/]+)$/.exec(path);
+  if (mailSink && method === 'DELETE' && deleted) {
+    return mailSink.delete(decode(deleted[1]!))
+      ? json(res, 200, { deleted: true })
+      : json(res, 404, { message: 'Not Found' });
+  }
   const one = /^\/_local\/emails\/([^/]+)(\/raw)?$/.exec(path);
   if (mailSink && method === 'GET' && one) {
     const id = decode(one[1]!);
@@ -277,19 +286,7 @@ async function localPages(options: GatewayOptions, req: IncomingMessage, res: Se
       ? json(res, 200, { ...emailJson(message), events: mailSink.eventsOf(id) })
       : json(res, 404, { message: 'Not Found' });
   }
-  if (mailSink && method === 'GET' && path === '/_local/mail') {
-    const html = mailPage(await mailSink.list(), (id) => mailSink.eventsOf(id));
-    res.statusCode = 200;
-    res.setHeader('content-type', 'text/html; charset=utf-8');
-    // The page runs no script; mails render in sandboxed frames that inherit this policy.
-    res.setHeader(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data: http: https:; frame-src 'self'",
-    );
-    res.setHeader('x-content-type-options', 'nosniff');
-    res.end(html);
-    return;
-  }
+  if (mailSink && (await serveInbox({ mailSink, store }, req, path, res))) return;
   if (queue && method === 'GET' && path === '/_local/queues') {
     return json(res, 200, { queues: queue.stats(), deadLetters: queue.deadLetters() });
   }
@@ -484,61 +481,4 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
-}
-
-/** One line per event published for a message: its type, time and what it is about. */
-function eventsList(events: readonly SinkEvent[]): string {
-  if (events.length === 0) return '';
-  const line = (e: SinkEvent) => {
-    const own = e[e.eventType.charAt(0).toLowerCase() + e.eventType.slice(1)] as
-      | Record<string, unknown>
-      | undefined;
-    const at = typeof own?.timestamp === 'string' ? own.timestamp : '';
-    const detail =
-      typeof own?.link === 'string'
-        ? own.link
-        : typeof own?.bounceType === 'string'
-          ? `${own.bounceType}/${String(own.bounceSubType ?? '')}`
-          : '';
-    return `<li><b>${escapeHtml(e.eventType)}</b> ${escapeHtml(at)} ${escapeHtml(detail)}</li>`;
-  };
-  return `<ul class="events">${events.map(line).join('')}</ul>`;
-}
-
-function mailPage(
-  messages: readonly SinkMessage[],
-  eventsOf: (id: string) => readonly SinkEvent[] = () => [],
-): string {
-  const items = messages
-    .map((m) => {
-      const id = escapeHtml(m.id);
-      const raw = `/_local/emails/${encodeURIComponent(m.id)}/raw`;
-      const body = m.html
-        ? `<iframe sandbox="" referrerpolicy="no-referrer" srcdoc="${escapeHtml(m.html)}" title="${id}"></iframe>`
-        : `<pre>${escapeHtml(m.text ?? '')}</pre>`;
-      return `<article id="m-${id}">
-<h2>${escapeHtml(m.subject ?? '(no subject)')}</h2>
-<dl><dt>To</dt><dd>${escapeHtml(m.to.join(', '))}</dd><dt>From</dt><dd>${escapeHtml(m.headers.from ?? m.from)}</dd>
-<dt>Date</dt><dd>${escapeHtml(m.createdAt)}</dd><dt>Id</dt><dd><a href="${escapeHtml(raw)}">${id}</a></dd></dl>
-${eventsList(eventsOf(m.id))}
-${body}
-</article>`;
-    })
-    .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sesame local mail (${messages.length})</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
-article{border:1px solid #ccc;border-radius:6px;padding:1rem;margin:1rem 0}
-h2{margin:0 0 .5rem;font-size:1.1rem}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:0 0 .75rem;color:#555}
-dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
-iframe{width:100%;height:22rem;border:1px solid #eee}
-pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem}
-</style></head>
-<body><h1>Sesame local mail</h1>
-<p>${messages.length} message(s), newest first. Sent mail is kept here; nothing leaves this machine.</p>
-${items || '<p>No mail yet.</p>'}
-</body></html>
-`;
 }

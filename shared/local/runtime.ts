@@ -215,6 +215,7 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
           manifest.routeGroups.map((g) => [g.name, http[g.name] ?? missingGroup(g.handler)]),
         ),
         mailSink,
+        store: deps,
         queue,
         scheduler,
         clock,

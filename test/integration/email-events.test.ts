@@ -109,10 +109,22 @@ describe('SES events applied to the emails they are about', () => {
     const clicked = events.filter((e) => e.name === 'email.clicked');
     expect(clicked).toHaveLength(1);
     expect(clicked[0]!.data).toMatchObject({ link: 'https://example.org/a', first: true });
-    // The mail page lists the message's events.
-    const page = await rt.api('GET', '/_local/mail');
-    expect(page.text).toContain('<b>Open</b>');
-    expect(page.text).toContain('https://example.org/a');
+    // The inbox's Events tab lists the message's SES events and the email's recorded ones.
+    const shown = await rt.api('GET', `/_local/mail/messages/${message.id}/events`, { key: null });
+    expect(shown.body.ses.map((e: Json) => e.type)).toEqual(['Send', 'Delivery', 'Open', 'Open', 'Click']);
+    expect(shown.body.ses[4].detail).toBe('https://example.org/a');
+    expect(shown.body.email).toMatchObject({ status: 'DELIVERED', fields: { opens: 2, clicks: 1 } });
+    // Every email.* event of this email on the contact, oldest first.
+    const ofEmail = events.filter((e) => e.data.emailId === sent.email);
+    expect(ofEmail.map((e) => e.name).sort()).toEqual([
+      'email.clicked',
+      'email.delivered',
+      'email.opened',
+      'email.opened',
+      'email.sent',
+    ]);
+    expect(shown.body.events.map((e: Json) => e.name)).toEqual(ofEmail.map((e) => e.name));
+    expect(shown.body.events.map((e: Json) => e.data)).toEqual(ofEmail.map((e) => e.data));
   });
 
   it('refuses a click without a link or with a link the message does not have, and unknown messages', async () => {

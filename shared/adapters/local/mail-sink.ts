@@ -184,6 +184,23 @@ export class MailSink implements MailerPort {
     return this.entries.size;
   }
 
+  /** Forgets one message, its events and its file; false when there is no such message. */
+  delete(id: string): boolean {
+    if (!this.entries.delete(id)) return false;
+    if (this.published.delete(id) && this.eventLog) {
+      const rest = [...this.published].flatMap(([messageId, events]) =>
+        events.map((event) => ({ messageId, event })),
+      );
+      this.eventLog.rewrite(rest);
+    }
+    if (this.folder && this.index) {
+      // The index first: an index line never points at a missing file.
+      this.index.rewrite([...this.entries.values()].map((e) => e.envelope));
+      rmSync(join(this.folder, `${id}.eml`), { force: true });
+    }
+    return true;
+  }
+
   /** Forgets every message (and deletes their files). */
   clear(): void {
     this.entries.clear();
