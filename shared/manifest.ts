@@ -185,7 +185,7 @@ export interface Manifest {
   readonly routeGroups: readonly RouteGroupDef[];
   /**
    * The group that answers requests matching no route (API Gateway's `$default` route), so an
-   * unknown path gets the spec's 404 envelope rather than the gateway's own body.
+   * unknown path gets the 404 error envelope rather than the gateway's own body.
    */
   readonly fallbackGroup: string;
   readonly queues: readonly QueueDef[];
@@ -261,7 +261,7 @@ const manifestData = {
       ],
     },
     {
-      // The one endpoint for browsers (public key only, spec Authentication), in a Lambda of its
+      // The one endpoint for browsers (public key only), in a Lambda of its
       // own: a cold track loads none of what sending, verification and the subscription pages
       // need (rendering, MIME, the verification lists). It upserts the contact and records the
       // event; an upsert over a deleted contact's email queues that contact's purge.
@@ -411,6 +411,19 @@ const manifestData = {
       routes: [{ method: 'GET', path: '/config', auth: 'none' }],
     },
     {
+      // The API reference: the OpenAPI document (bundled, docs/openapi.json) and the page that
+      // renders it. Open routes, no port.
+      name: 'reference',
+      handler: 'functions/http/reference/index.ts',
+      memoryMb: 256,
+      uses: [],
+      routes: [
+        { method: 'GET', path: '/openapi.json', auth: 'none' },
+        { method: 'GET', path: '/docs', auth: 'none' },
+        { method: 'GET', path: '/docs/reference.js', auth: 'none' },
+      ],
+    },
+    {
       // People: signup, login and logout, the mailed verification and reset tokens, the
       // signed-in user's own routes, and a project's members and invitations. Account mails go out through the mailer as Sesame's own
       // (SYSTEM_FROM); tokens and sessions are signed with keys derived from the link secret.
@@ -511,7 +524,7 @@ const manifestData = {
       maxBodyBytes: 5 * 1024 * 1024 + 64 * 1024,
     },
   ],
-  // `/v1/track` takes a public key from any web page (spec, Authentication).
+  // `/v1/track` takes a public key from any web page.
   cors: {
     allowOrigins: ['*'],
     allowMethods: ['POST'],

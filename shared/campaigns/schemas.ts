@@ -37,7 +37,7 @@ const body = z.string().check(
 );
 
 /** The body of `POST /campaigns` and `PUT /campaigns/{id}` as far as zod checks it. */
-const campaignShape = z.object({
+export const campaignShape = z.object({
   name,
   description: z.nullish(description),
   subject: subjectSchema,
@@ -71,7 +71,7 @@ export interface CampaignInput {
 
 /**
  * The body of `POST /campaigns` (and of `PUT`, which replaces the whole definition): a field
- * zod refuses is a 422 naming it; then, as the spec asks, a SEGMENT audience without `segmentId`
+ * zod refuses is a 422 naming it; then a SEGMENT audience without `segmentId`
  * or a FILTERED one without `audienceCondition` is a 400; the condition is parsed by the
  * condition engine (422 naming the path of each offending filter, under `audienceCondition`).
  * The audience fields of the other types are ignored (stored as null). Read-only fields
@@ -104,7 +104,7 @@ export const campaignIdSchema = z.object({ id: z.uuid({ message: 'Campaign id mu
 /**
  * `POST /campaigns/{id}/send`: `scheduledFor` absent or null sends now; anything else is read
  * the way a JavaScript date parser reads it (`new Date(value)`: an ISO string, a date string, a
- * number of milliseconds). A value it cannot read is a 400 (spec), so is a time in the past.
+ * number of milliseconds). A value it cannot read is a 400, so is a time in the past.
  */
 export function parseSendInput(raw: unknown): { scheduledFor: Date | null } {
   const body =
@@ -116,6 +116,15 @@ export function parseSendInput(raw: unknown): { scheduledFor: Date | null } {
     throw badRequest('scheduledFor is not a date', { scheduledFor: value as unknown });
   return { scheduledFor: at };
 }
+
+/** What `POST /campaigns/{id}/send` reads (for the API reference; `parseSendInput` applies it). */
+export const sendCampaignBodySchema = z.object({
+  scheduledFor: z.nullish(
+    z.union([z.string(), z.number()]).register(z.globalRegistry, {
+      description: 'When to send: absent or null sends now; a date string or epoch milliseconds schedules it',
+    }),
+  ),
+});
 
 export const testSendSchema = z.object({ email: emailSchema });
 
@@ -149,7 +158,7 @@ export interface ListCampaignsQuery {
   readonly dir: 'asc' | 'desc';
 }
 
-/** The list's query; a `status` that is none of the five (any case) is the spec's 400. */
+/** The list's query; a `status` that is none of the five (any case) is a 400. */
 export function parseListQuery(raw: unknown): ListCampaignsQuery {
   const q = parse(listCampaignsQuerySchema, raw);
   const status = q.status === undefined || q.status === '' ? undefined : q.status.toUpperCase();

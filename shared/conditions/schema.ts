@@ -1,6 +1,6 @@
 /**
- * The condition tree of segments, campaign audiences and workflow CONDITION steps (spec,
- * "Condition tree"; decisions, "Condition trees"): its vocabulary, its types and the zod schema
+ * The condition tree of segments, campaign audiences and workflow CONDITION steps
+ * (docs/conditions.md): its vocabulary, its types and the zod schema
  * of its shape. The shape is checked here; what a filter means (its field, whether the operator
  * fits it, the value and unit it needs) is checked by `filters.ts`, and `parse.ts` joins the two.
  *
@@ -180,6 +180,9 @@ export const rawConditionSchema: z.ZodMiniType<RawCondition> = z.object({
       );
   },
 });
+
+// Named in the API reference (shared/openapi), where the tree refers to itself by this name.
+z.globalRegistry.add(rawConditionSchema, { id: 'Condition' });
 
 export const rawGroupSchema = z
   .object({

@@ -10,7 +10,6 @@
  * (`openedBy` beside `openedAt`), so a redelivery can tell whether the event it repeats was the
  * first, after the record has moved on.
  */
-import { AppError } from '../errors';
 import type { EmailRecord, EmailStatus } from '../sending/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
@@ -180,7 +179,7 @@ export async function applyToEmailRecord(
   if (!last) return { applied: 'no-record' };
   if (applied(last, facts.identity))
     return { applied: 'before', record: last, first: firstBy(last, facts.kind, facts.identity) };
-  throw new AppError(500, 'INTERNAL', `Email ${facts.emailId}: the event could not be applied`);
+  throw new Error(`Email ${facts.emailId}: the event could not be applied`);
 }
 
 async function readRecord(deps: StoreDeps, projectId: string, emailId: string) {

@@ -21,6 +21,7 @@ import { isPreflight, preflightHeaders } from './cors';
 import { declaredDeps } from './ports';
 import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
+import { checkedCall, schemaChecks, undocumentedErrorCode } from './schema-check';
 import { parse } from './validation';
 
 export { CACHE_TTL_MS, NEGATIVE_CACHE_TTL_MS } from './auth';
@@ -54,7 +55,28 @@ export interface AuthedRequest<Params = PathParams> extends ApiRequest<Params> {
   readonly principal: Principal;
 }
 
-export interface RouteImpl {
+/**
+ * What the API reference says of a route beyond its manifest entry (shared/openapi). The schemas
+ * are the ones the handler parses with: with SESAME_CHECK_SCHEMAS=1 (the test suites) the stack
+ * fails a request whose handler parses its body or query with another schema, or whose JSON
+ * answer does not match `responses`.
+ */
+export interface RouteDoc {
+  /** One line for the reference. */
+  readonly summary?: string;
+  /** The JSON body's schema (what the handler parses `req.body` with). */
+  readonly body?: z.ZodMiniType;
+  /** The body is not JSON: its media type and a description (multipart uploads, webhooks). */
+  readonly rawBody?: { readonly contentType: string; readonly description: string };
+  /** The query parameters' schema (what the handler parses `req.query` with). */
+  readonly query?: z.ZodMiniType;
+  /** The success answers' JSON bodies by status code; `null` for an answer without a JSON body. */
+  readonly responses?: Readonly<Record<number, z.ZodMiniType | null>>;
+  /** The route answers a missing required field with the flat 400 `{error}` body. */
+  readonly flatBadRequest?: boolean;
+}
+
+export interface RouteImpl extends RouteDoc {
   readonly method: string;
   readonly path: string;
   /**
@@ -66,7 +88,7 @@ export interface RouteImpl {
 }
 
 /** A route the manifest leaves open (`auth: 'none'`): no caller, no project. */
-export interface OpenRouteImpl {
+export interface OpenRouteImpl extends RouteDoc {
   readonly method: string;
   readonly path: string;
   readonly auth: 'none';
@@ -81,7 +103,7 @@ export interface SessionRequest<Params = PathParams> extends ApiRequest<Params> 
 }
 
 /** A user route (`auth: 'session'`). */
-export interface SessionRouteImpl {
+export interface SessionRouteImpl extends RouteDoc {
   readonly method: string;
   readonly path: string;
   readonly auth: 'session';
@@ -92,33 +114,39 @@ export interface SessionRouteImpl {
 export type AnyRouteImpl = RouteImpl | OpenRouteImpl | SessionRouteImpl;
 
 /** A user route (`auth: 'session'`) whose path parameters `params` parses. */
-export function sessionRoute<S extends z.ZodMiniType<PathParams>>(def: {
-  readonly method: string;
-  readonly path: string;
-  readonly params: S;
-  readonly handler: (req: SessionRequest<z.output<S>>) => Promise<HttpResult>;
-}): SessionRouteImpl {
+export function sessionRoute<S extends z.ZodMiniType<PathParams>>(
+  def: RouteDoc & {
+    readonly method: string;
+    readonly path: string;
+    readonly params: S;
+    readonly handler: (req: SessionRequest<z.output<S>>) => Promise<HttpResult>;
+  },
+): SessionRouteImpl {
   return { ...def, auth: 'session' } as unknown as SessionRouteImpl;
 }
 
 /** A route whose path parameters `params` parses; `req.params` is the schema's output. */
-export function route<S extends z.ZodMiniType<PathParams>>(def: {
-  readonly method: string;
-  readonly path: string;
-  readonly params: S;
-  readonly handler: (req: AuthedRequest<z.output<S>>) => Promise<HttpResult>;
-}): RouteImpl {
+export function route<S extends z.ZodMiniType<PathParams>>(
+  def: RouteDoc & {
+    readonly method: string;
+    readonly path: string;
+    readonly params: S;
+    readonly handler: (req: AuthedRequest<z.output<S>>) => Promise<HttpResult>;
+  },
+): RouteImpl {
   // Sound: the stack parses `params` with this schema before it calls the handler.
   return def as unknown as RouteImpl;
 }
 
 /** An open route (`auth: 'none'`) whose path parameters `params` parses. */
-export function openRoute<S extends z.ZodMiniType<PathParams>>(def: {
-  readonly method: string;
-  readonly path: string;
-  readonly params: S;
-  readonly handler: (req: ApiRequest<z.output<S>>) => Promise<HttpResult>;
-}): OpenRouteImpl {
+export function openRoute<S extends z.ZodMiniType<PathParams>>(
+  def: RouteDoc & {
+    readonly method: string;
+    readonly path: string;
+    readonly params: S;
+    readonly handler: (req: ApiRequest<z.output<S>>) => Promise<HttpResult>;
+  },
+): OpenRouteImpl {
   return { ...def, auth: 'none' } as unknown as OpenRouteImpl;
 }
 
@@ -155,6 +183,7 @@ export function httpGroup(
   const authByRoute = checkRoutes(group, impls);
   const authenticators = options.authenticators ?? routeAuthenticators(scoped);
   const states = new WeakMap<HttpEvent, State>();
+  const checking = schemaChecks();
   const stateOf = (event: HttpEvent) => {
     const s = states.get(event);
     if (!s) throw new Error('Request state missing');
@@ -186,16 +215,20 @@ export function httpGroup(
         // again would turn a field named `a%20b` into `a b`.
         const raw = { ...(event.pathParameters ?? {}) };
         const req = toRequest(event, r.params ? parse(r.params, raw) : raw);
-        if (isOpen(r)) return r.handler(req);
-        if (isSession(r)) {
-          const session = stateOf(event).session;
-          if (!session) throw notSignedIn();
-          return r.handler({ ...req, session });
-        }
-        // Only a request API Gateway routed elsewhere (`$default`) reaches a keyed route unchecked.
-        const principal = stateOf(event).principal;
-        if (!principal) throw invalidApiKey();
-        return r.handler({ ...req, projectId: principal.projectId, principal });
+        const call = (): Promise<HttpResult> => {
+          if (isOpen(r)) return r.handler(req);
+          if (isSession(r)) {
+            const session = stateOf(event).session;
+            if (!session) throw notSignedIn();
+            return r.handler({ ...req, session });
+          }
+          // Only a request API Gateway routed elsewhere (`$default`) reaches a keyed route unchecked.
+          const principal = stateOf(event).principal;
+          if (!principal) throw invalidApiKey();
+          return r.handler({ ...req, projectId: principal.projectId, principal });
+        };
+        if (!checking) return call();
+        return checkedCall(`${r.method} ${r.path}`, r, req.body, req.query, call);
       },
     })),
     notFoundResponse: ({ method, path }) => {
@@ -278,7 +311,9 @@ export function httpGroup(
     onError: (request) => {
       const s = states.get(request.event);
       const requestId = s?.requestId ?? scoped.ids.uuid();
-      const error = toAppError(request.error, requestId);
+      let error = toAppError(request.error, requestId);
+      const undocumented = checking ? undocumentedErrorCode(error.code) : undefined;
+      if (undocumented) error = toAppError(new Error(undocumented), requestId);
       const response = errorResponse(error, requestId, scoped.clock.now());
       response.headers['x-request-id'] = requestId;
       if (s?.rateLimit && error.statusCode !== 429)

@@ -2,11 +2,28 @@
  * zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else; and
  * the query parameters that lists share.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as z from 'zod/mini';
 import { type FieldIssue, validationError } from '../errors';
 import '../zod-locale';
 
-/** zod 4 renamed some issue codes; the spec names the zod 3 ones. */
+/**
+ * The request a handler is answering, while the stack checks schemas (SESAME_CHECK_SCHEMAS=1):
+ * `parse` notes the schemas it applies to that request's body and query objects.
+ */
+export interface ParseWatch {
+  readonly body: unknown;
+  readonly query: unknown;
+  readonly bodySchemas: Set<z.ZodMiniType>;
+  readonly querySchemas: Set<z.ZodMiniType>;
+}
+
+const watched = new AsyncLocalStorage<ParseWatch>();
+
+/** Runs `fn` noting what `parse` applies to `watch`'s body and query. */
+export const watchParses = <T>(watch: ParseWatch, fn: () => T): T => watched.run(watch, fn);
+
+/** zod 4 renamed some issue codes; errors name the zod 3 ones. */
 const codeAliases: Record<string, string> = { invalid_format: 'invalid_string' };
 
 function describeReceived(issue: z.core.$ZodIssue): unknown {
@@ -42,6 +59,11 @@ export function parse<S extends z.ZodMiniType>(
   value: unknown,
   prefix: readonly string[] = [],
 ): z.output<S> {
+  const watch = watched.getStore();
+  if (watch && typeof value === 'object' && value !== null) {
+    if (value === watch.body) watch.bodySchemas.add(schema);
+    else if (value === watch.query) watch.querySchemas.add(schema);
+  }
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationError(toFieldIssues(result.error, prefix));
   return result.data;
@@ -57,7 +79,7 @@ const pageLimit = z.pipe(
 
 /** A list's `limit` query parameter: a positive integer, 20 when absent. */
 export const pageLimitQuery = z.pipe(
-  // The spec clamps larger page sizes to 100 rather than refusing them.
+  // Larger page sizes are clamped to 100 rather than refused.
   z.optional(
     z.pipe(
       pageLimit,

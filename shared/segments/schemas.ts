@@ -1,6 +1,7 @@
 /** Input schemas of the segment endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod/mini';
 import { type Condition, parseCondition } from '../conditions';
+import { rawConditionSchema } from '../conditions/schema';
 import { emailSchema } from '../contacts/schemas';
 import { flatBadRequest } from '../errors';
 import { offsetPageQuery, parse } from '../http/validation';
@@ -8,7 +9,7 @@ import { offsetPageQuery, parse } from '../http/validation';
 export const SEGMENT_TYPES = ['DYNAMIC', 'STATIC'] as const;
 export type SegmentType = (typeof SEGMENT_TYPES)[number];
 
-/** Spec, Limits: segment name and description. */
+/** Limits of a segment's name and description. */
 export const MAX_SEGMENT_NAME_CHARS = 100;
 export const MAX_SEGMENT_DESCRIPTION_CHARS = 500;
 /** Emails per static members call (as bulk operations). */
@@ -27,7 +28,7 @@ const description = z.string().check(
   }),
 );
 
-const createShape = z.object({
+export const createShape = z.object({
   name,
   description: z.nullish(description),
   type: z._default(z.enum(SEGMENT_TYPES), 'DYNAMIC'),
@@ -38,7 +39,7 @@ export interface CreateSegmentInput {
   readonly name: string;
   readonly description: string | null;
   readonly type: SegmentType;
-  /** Set for DYNAMIC segments; a STATIC segment's condition is ignored (spec). */
+  /** Set for DYNAMIC segments; a STATIC segment's condition is ignored. */
   readonly condition: Condition | null;
   readonly trackMembership: boolean;
 }
@@ -47,7 +48,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The `POST /segments` body. The spec's flat 400 cases come first: a missing name, or on a
+ * The `POST /segments` body. The flat 400 cases come first: a missing name, or on a
  * DYNAMIC segment a condition that is missing or not an object. Anything else is a 422 (the
  * condition's with the path of each offending filter).
  */
@@ -72,7 +73,7 @@ export function parseCreateSegment(raw: unknown): CreateSegmentInput {
   };
 }
 
-const patchShape = z.object({
+export const patchShape = z.object({
   name: z.optional(name),
   description: z.nullish(description),
   trackMembership: z.optional(z.boolean()),
@@ -100,7 +101,7 @@ export function parsePatchSegment(raw: unknown): PatchSegmentInput {
 
 export const segmentIdSchema = z.object({ id: z.uuid({ message: 'Segment id must be a UUID' }) });
 
-/** `GET /segments/{id}/contacts`: page and pageSize as every offset list (at most 100, the spec's limit). */
+/** `GET /segments/{id}/contacts`: page and pageSize as every offset list (at most 100). */
 export const membersPageQuerySchema = z.object(offsetPageQuery);
 export type MembersPageQuery = z.output<typeof membersPageQuerySchema>;
 
@@ -120,3 +121,9 @@ export type AddMembersInput = z.output<typeof addMembersSchema>;
 
 export const removeMembersSchema = z.object({ emails });
 export type RemoveMembersInput = z.output<typeof removeMembersSchema>;
+
+/** The whole `POST /segments` body, for the API reference (`parseCreateSegment` applies it in parts). */
+export const createSegmentBodySchema = z.extend(createShape, { condition: z.optional(rawConditionSchema) });
+
+/** The whole `PATCH /segments/{id}` body, for the API reference. */
+export const patchSegmentBodySchema = z.extend(patchShape, { condition: z.optional(rawConditionSchema) });

@@ -4,7 +4,8 @@ import { leaseSecondsOf, validateIdempotencyKey, withIdempotency } from '../http
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
 import type { Deps } from '../ports';
-import { parseSendRequest } from './schemas';
+import { sendAnswer } from './responses';
+import { parseSendRequest, sendRequestSchema } from './schemas';
 import { sendEmails } from './service';
 
 export const SEND_SCOPE = 'POST /v1/send';
@@ -15,6 +16,9 @@ export function sendRoutes(deps: Deps): RouteImpl[] {
     {
       method: 'POST',
       path: '/v1/send',
+      responses: { 200: sendAnswer },
+      summary: 'Send email now, from inline content or a template',
+      body: sendRequestSchema,
       handler: async (req: AuthedRequest) => {
         // Key and body are checked before the key is claimed: a refused request claims nothing.
         const key = validateIdempotencyKey(req.headers['idempotency-key']);

@@ -1,20 +1,21 @@
 /**
- * The `POST /v1/send` body (spec: POST /v1/send, Limits). Every rule is checked before anything
+ * The `POST /v1/send` body and its limits. Every rule is checked before anything
  * is written, so a refused request changes nothing.
  */
 import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/schemas';
 import { validationError } from '../errors';
 import { toFieldIssues } from '../http/validation';
+import { acceptsOnWire } from '../http/wire';
 import { MAX_TEMPLATE_CHARS } from '../rendering/limits';
 import { displayNameSchema, subjectSchema } from '../templates/schemas';
 
 /** Recipients per request; each is a contact upsert, a render and a send within the 29 s budget. */
 export const MAX_RECIPIENTS = 50;
 export const MAX_ATTACHMENTS = 10;
-/** Decoded size of all attachments together (spec: 10 MB by default). */
+/** Decoded size of all attachments together (10 MB by default). */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
-/** The whole MIME message (spec and SES: 40 MB). */
+/** The whole MIME message (40 MB, SES's own limit). */
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 export const MAX_HEADER_VALUE_CHARS = 998;
 export const MAX_CUSTOM_HEADERS = 50;
@@ -69,9 +70,12 @@ export function base64Size(s: string): number | undefined {
 
 const addressObject = z.object({ name: z.optional(displayNameSchema), email: emailSchema });
 /** `"a@b.c"` or `{name, email}`, always read as the object. */
-const address = z.pipe(
-  z.transform((v) => (typeof v === 'string' ? { email: v } : v)),
-  addressObject,
+const address = acceptsOnWire(
+  z.pipe(
+    z.transform((v) => (typeof v === 'string' ? { email: v } : v)),
+    addressObject,
+  ),
+  z.union([z.string(), addressObject]),
 );
 
 const attachment = z
@@ -195,14 +199,17 @@ const headers = z.record(z.string(), z.unknown()).check(
 export const sendRequestSchema = z
   .object({
     // One recipient or a list; read as a list either way.
-    to: z.pipe(
-      z.transform((v) => (v === undefined || Array.isArray(v) ? v : [v])),
-      z
-        .array(address)
-        .check(
-          z.minLength(1, { message: 'to must name at least one recipient' }),
-          z.maxLength(MAX_RECIPIENTS, { message: `At most ${MAX_RECIPIENTS} recipients per request` }),
-        ),
+    to: acceptsOnWire(
+      z.pipe(
+        z.transform((v) => (v === undefined || Array.isArray(v) ? v : [v])),
+        z
+          .array(address)
+          .check(
+            z.minLength(1, { message: 'to must name at least one recipient' }),
+            z.maxLength(MAX_RECIPIENTS, { message: `At most ${MAX_RECIPIENTS} recipients per request` }),
+          ),
+      ),
+      z.union([address, z.array(address).check(z.minLength(1), z.maxLength(MAX_RECIPIENTS))]),
     ),
     subject: z.optional(subjectSchema),
     body: z.optional(

@@ -8,12 +8,16 @@ import { ok } from '../http/response';
 import type { OpenRouteImpl } from '../http/stack';
 import type { Deps } from '../ports';
 import { receiveSnsDelivery } from './deliveries';
+import { snsDeliveryAnswer } from './responses';
 
 export const snsWebhookRoutes = (deps: Deps): OpenRouteImpl[] => [
   {
     method: 'POST',
     path: '/webhooks/sns',
+    responses: { 200: snsDeliveryAnswer },
     auth: 'none',
+    summary: "SNS deliveries of the SES event topic (SNS's signature authenticates them)",
+    rawBody: { contentType: 'text/plain', description: 'An SNS HTTPS message (JSON text)' },
     handler: async (req) => ok({ success: true, data: await receiveSnsDelivery(deps, req.rawBody) }),
   },
 ];

@@ -59,6 +59,8 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       method: 'GET',
       path: PATH,
       auth: 'none',
+      summary: 'The subscription page of a signed email link (HTML)',
+      responses: { 200: null },
       handler: async (req: ApiRequest) => {
         const found = await resolve(req);
         if ('error' in found) return found.error;
@@ -74,6 +76,13 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       method: 'POST',
       path: PATH,
       auth: 'none',
+      responses: { 200: null },
+      summary:
+        'Subscribe or unsubscribe from a signed email link (a form post, or a one-click List-Unsubscribe)',
+      rawBody: {
+        contentType: 'application/x-www-form-urlencoded',
+        description: '`action=subscribe|unsubscribe`, or `List-Unsubscribe=One-Click`',
+      },
       handler: async (req: ApiRequest) => {
         const found = await resolve(req);
         if ('error' in found) return found.error;

@@ -6,6 +6,7 @@
 import { checkDataPayloadSize, parseDataPatch } from '../contacts/data';
 import { validationError } from '../errors';
 import { isReservedEventName, reservedEventIssue } from '../events/names';
+import { trackAnswer } from '../events/responses';
 import { leaseSecondsOf, validateIdempotencyKey, withIdempotency } from '../http/idempotency';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
@@ -65,5 +66,12 @@ export function trackHandler(deps: Deps, path: '/v1/track' | '/events/track', gr
 }
 
 export const trackRoutes = (deps: Deps): RouteImpl[] => [
-  { method: 'POST', path: '/v1/track', handler: trackHandler(deps, '/v1/track', 'track') },
+  {
+    method: 'POST',
+    path: '/v1/track',
+    responses: { 200: trackAnswer },
+    summary: 'Track an event for a contact (public key, from a browser)',
+    body: trackSchema,
+    handler: trackHandler(deps, '/v1/track', 'track'),
+  },
 ];

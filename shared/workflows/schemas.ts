@@ -1,5 +1,5 @@
 /**
- * Input schemas of the workflow definition endpoints (decisions, "Workflows"); handlers, tests and
+ * Input schemas of the workflow definition endpoints (docs/workflows.md); handlers, tests and
  * docs reuse them. Each step type's config has a schema of its own, and a bad config is one 422
  * naming every offending field under `config.` (`config.amount`, `config.recipient.email`).
  *
@@ -26,19 +26,19 @@ import {
 } from './model';
 import { isReservedWebhookHeader } from './webhook';
 
-/** Name and description bounds (as segments, spec Limits). */
+/** Name and description bounds (as segments). */
 export const MAX_WORKFLOW_NAME_CHARS = 100;
 export const MAX_WORKFLOW_DESCRIPTION_CHARS = 500;
 export const MAX_STEP_NAME_CHARS = 100;
 export const MAX_EXIT_REASON_CHARS = 500;
 /** A workflow is one DynamoDB item (400 KB at most): steps are bounded, and so are their configs. */
 export const MAX_STEPS = 100;
-/** DELAY and WAIT_FOR_EVENT timeouts: at most 365 days (decisions). */
+/** DELAY and WAIT_FOR_EVENT timeouts: at most 365 days. */
 export const MAX_WAIT_SECONDS = 365 * 24 * 3600;
 export const MAX_WEBHOOK_HEADERS = 50;
 export const MAX_WEBHOOK_URL_CHARS = 2048;
 export const MAX_WEBHOOK_BODY_CHARS = 64 * 1024;
-/** As the spec's custom header values of `/v1/send`. */
+/** As the custom header values of `/v1/send`. */
 export const MAX_HEADER_VALUE_CHARS = 998;
 export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -97,7 +97,7 @@ export function eventNameProblem(name: string): string | undefined {
 export const workflowEventNameSchema = z.string({ message: 'eventName must be a string' }).check(
   z.superRefine((name, ctx) => {
     const problem = eventNameProblem(name);
-    // Reported as the spec's `invalid_string` (zod 4's `invalid_format`).
+    // Reported as `invalid_string` (zod 4's `invalid_format`), as every validation error is.
     if (problem)
       ctx.addIssue({
         code: 'invalid_format',
@@ -124,7 +124,7 @@ const description = z.string({ message: 'description must be a string' }).check(
   }),
 );
 
-const createShape = z.object({
+export const createWorkflowSchema = z.object({
   name,
   description: z.nullish(description),
   eventName: z.nullish(workflowEventNameSchema),
@@ -137,18 +137,18 @@ export interface CreateWorkflowInput {
 }
 
 /**
- * The `POST /workflows` body. A missing name (absent, null or empty) is the spec's flat 400 of
+ * The `POST /workflows` body. A missing name (absent, null or empty) is the flat 400 of
  * creation endpoints; anything else is a 422. A body that is no object counts as `{}`.
  */
 export function parseCreateWorkflow(raw: unknown): CreateWorkflowInput {
   const body = isObject(raw) ? raw : {};
   if (body.name === undefined || body.name === null || body.name === '')
     throw flatBadRequest('name is required');
-  const input = parse(createShape, body);
+  const input = parse(createWorkflowSchema, body);
   return { name: input.name, description: input.description ?? null, eventName: input.eventName ?? null };
 }
 
-const patchShape = z.object({
+export const patchWorkflowSchema = z.object({
   name: z.optional(name),
   description: z.nullish(description),
   triggerType: z.optional(
@@ -180,7 +180,7 @@ export interface PatchWorkflowInput {
 /** `PATCH /workflows/{id}`: any subset; fields not named keep their value. */
 export function parsePatchWorkflow(raw: unknown): PatchWorkflowInput {
   const body = isObject(raw) ? raw : {};
-  const input = parse(patchShape, body);
+  const input = parse(patchWorkflowSchema, body);
   return {
     ...(input.name === undefined ? {} : { name: input.name }),
     ...(input.description === undefined ? {} : { description: input.description }),
@@ -527,6 +527,13 @@ export interface AddStepInput {
   readonly config: StepConfig;
 }
 
+/** `POST /workflows/{id}/steps`, for the API reference: `config` is checked by the step type. */
+export const addStepSchema = z.object({
+  type: z.enum(STEP_TYPES),
+  name: stepName,
+  config: z.optional(z.record(z.string(), z.unknown())),
+});
+
 /** `POST /workflows/{id}/steps` `{type, name?, config}`: one 422 for a bad type or name, then the config's. */
 export function parseAddStep(raw: unknown): AddStepInput {
   const body = isObject(raw) ? raw : {};
@@ -555,10 +562,17 @@ export interface PatchStepInput {
   readonly type?: unknown;
 }
 
+/** `PATCH /workflows/{id}/steps/{stepId}`: zod checks the name; the config is the step type's. */
+const patchStepHead = z.object({ name: stepName });
+export const patchStepSchema = z.extend(patchStepHead, {
+  config: z.optional(z.record(z.string(), z.unknown())),
+  type: z.optional(z.string()),
+});
+
 /** `PATCH /workflows/{id}/steps/{stepId}` `{name?, config?}`: the config replaces the step's whole config. */
 export function parsePatchStep(raw: unknown): PatchStepInput {
   const body = isObject(raw) ? raw : {};
-  const head = parse(z.object({ name: stepName }), body);
+  const head = parse(patchStepHead, body);
   return {
     ...(body.name === undefined ? {} : { name: head.name ? head.name : null }),
     ...(body.config === undefined ? {} : { config: body.config }),

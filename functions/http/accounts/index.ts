@@ -18,6 +18,25 @@ import {
   setupState,
 } from '../../../shared/accounts/projects';
 import {
+  invitationAcceptedAnswer,
+  invitedAnswer,
+  keysAnswer,
+  meAnswer,
+  memberAnswer,
+  memberListAnswer,
+  oauthConfigAnswer,
+  projectAnswer,
+  projectCreatedAnswer,
+  projectDeletionAnswer,
+  projectListAnswer,
+  projectResetAnswer,
+  securityAnswer,
+  sentIfAnyAnswer,
+  setupStateAnswer,
+  signupAnswer,
+  userAnswer,
+} from '../../../shared/accounts/responses';
+import {
   addMemberSchema,
   emailOnlySchema,
   loginSchema,
@@ -45,6 +64,7 @@ import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
+import { successAnswer } from '../../../shared/http/answers';
 import { cookieValue } from '../../../shared/http/auth/session';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, json, ok } from '../../../shared/http/response';
@@ -66,6 +86,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/signup',
+      responses: { 201: signupAnswer },
+      body: signupSchema,
       auth: 'none',
       handler: async (req: ApiRequest) => {
         const { invitation, ...credentials } = parse(signupSchema, req.body ?? {});
@@ -78,6 +100,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/login',
+      responses: { 200: userAnswer },
+      body: loginSchema,
       auth: 'none',
       handler: async (req: ApiRequest) => {
         const { sessionToken, user } = await login(deps, parse(loginSchema, req.body ?? {}));
@@ -87,6 +111,7 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'GET',
       path: '/auth/logout',
+      responses: { 200: successAnswer },
       auth: 'none',
       handler: async (req: ApiRequest) => {
         await logout(deps, cookieValue(req.event.cookies ?? [], SESSION_COOKIE));
@@ -96,6 +121,7 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'GET',
       path: '/auth/oauth-config',
+      responses: { 200: oauthConfigAnswer },
       auth: 'none',
       // Sesame has no OAuth sign-in: no provider is ever configured.
       handler: async () => ok({ providers: [] }),
@@ -103,6 +129,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/verify-email',
+      responses: { 200: userAnswer },
+      body: tokenSchema,
       auth: 'none',
       handler: async (req: ApiRequest) =>
         ok(await verifyEmail(deps, parse(tokenSchema, req.body ?? {}).token)),
@@ -110,6 +138,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/request-verification',
+      responses: { 200: sentIfAnyAnswer },
+      body: emailOnlySchema,
       auth: 'none',
       handler: async (req: ApiRequest) => {
         await requestVerification(deps, parse(emailOnlySchema, req.body ?? {}).email);
@@ -119,6 +149,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/request-password-reset',
+      responses: { 200: sentIfAnyAnswer },
+      body: emailOnlySchema,
       auth: 'none',
       handler: async (req: ApiRequest) => {
         await requestPasswordReset(deps, parse(emailOnlySchema, req.body ?? {}).email);
@@ -128,6 +160,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/reset-password',
+      responses: { 200: successAnswer },
+      body: resetPasswordSchema,
       auth: 'none',
       handler: async (req: ApiRequest) => {
         const input = parse(resetPasswordSchema, req.body ?? {});
@@ -138,6 +172,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'POST',
       path: '/auth/accept-invitation',
+      responses: { 200: invitationAcceptedAnswer },
+      body: tokenSchema,
       auth: 'session',
       handler: async (req: SessionRequest) =>
         ok(await acceptInvitation(deps, req.session.userId, parse(tokenSchema, req.body ?? {}).token)),
@@ -145,18 +181,22 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     {
       method: 'GET',
       path: '/users/@me',
+      responses: { 200: meAnswer },
       auth: 'session',
       handler: async (req: SessionRequest) => ok(await me(deps, req.session.userId)),
     },
     {
       method: 'GET',
       path: '/users/@me/projects',
+      responses: { 200: projectListAnswer },
       auth: 'session',
       handler: async (req: SessionRequest) => ok(await myProjects(deps, req.session.userId)),
     },
     {
       method: 'POST',
       path: '/users/@me/projects',
+      responses: { 201: projectCreatedAnswer },
+      body: projectNameSchema,
       auth: 'session',
       handler: async (req: SessionRequest) =>
         created(
@@ -166,6 +206,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'PATCH',
       path: '/users/@me/projects/{id}',
+      responses: { 200: projectAnswer },
+      body: projectNameSchema,
       params: projectIdParamSchema,
       handler: async (req) =>
         ok(
@@ -180,12 +222,15 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'DELETE',
       path: '/users/@me/projects/{id}',
+      responses: { 202: projectDeletionAnswer },
       params: projectIdParamSchema,
       handler: async (req) => json(202, await deleteUserProject(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'POST',
       path: '/users/@me/projects/{id}/reset',
+      responses: { 202: projectResetAnswer },
+      body: projectResetSchema,
       params: projectIdParamSchema,
       handler: async (req) =>
         json(
@@ -201,12 +246,14 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'GET',
       path: '/users/@me/projects/{id}/reset',
+      responses: { 200: projectResetAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await projectResetState(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'POST',
       path: '/users/@me/projects/{id}/regenerate-keys',
+      responses: { 200: keysAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await regenerateKeys(deps, req.session.userId, req.params.id)),
     }),
@@ -214,6 +261,7 @@ export function routes(deps: Deps): AnyRouteImpl[] {
       sessionRoute({
         method: 'GET',
         path,
+        responses: { 200: securityAnswer },
         params: projectIdParamSchema,
         handler: async (req) => ok(await projectSecurity(deps, req.session.userId, req.params.id)),
       }),
@@ -221,18 +269,22 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'GET',
       path: '/projects/{id}/setup-state',
+      responses: { 200: setupStateAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await setupState(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'GET',
       path: '/projects/{id}/members',
+      responses: { 200: memberListAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await listMembers(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'POST',
       path: '/projects/{id}/members',
+      responses: { 201: memberAnswer, 202: invitedAnswer },
+      body: addMemberSchema,
       params: projectIdParamSchema,
       handler: async (req) => {
         const out = await addMember(
@@ -247,6 +299,8 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'PATCH',
       path: '/projects/{id}/members/{userId}',
+      responses: { 200: memberAnswer },
+      body: memberRoleSchema,
       params: memberParamSchema,
       handler: async (req) =>
         ok(
@@ -262,6 +316,7 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'DELETE',
       path: '/projects/{id}/members/{userId}',
+      responses: { 200: successAnswer },
       params: memberParamSchema,
       handler: async (req) => {
         await removeMember(deps, req.session.userId, req.params.id, req.params.userId);

@@ -3,6 +3,7 @@
  * checkout, the billing portal, the invoices. Parses, calls one use case, answers.
  */
 import * as z from 'zod/mini';
+import { invoicesAnswer, redirectUrlAnswer } from '../../../shared/accounts/responses';
 import { projectIdParamSchema } from '../../../shared/accounts/schemas';
 import { listBillingInvoices, openBillingPortal, startCheckout } from '../../../shared/billing/checkout';
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
@@ -27,18 +28,22 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'POST',
       path: '/users/@me/projects/{id}/checkout',
+      responses: { 200: redirectUrlAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await startCheckout(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'POST',
       path: '/users/@me/projects/{id}/billing-portal',
+      responses: { 200: redirectUrlAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await openBillingPortal(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'GET',
       path: '/users/@me/projects/{id}/billing-invoices',
+      responses: { 200: invoicesAnswer },
+      query: invoicesQuerySchema,
       params: projectIdParamSchema,
       handler: async (req) =>
         ok(

@@ -2,6 +2,8 @@
  * Billing route group: a project's monthly send caps and the month's consumption, for its members
  * (session cookie). Parses, calls one use case, answers.
  */
+
+import { billingLimitsAnswer, consumptionAnswer } from '../../../shared/accounts/responses';
 import { projectIdParamSchema } from '../../../shared/accounts/schemas';
 import { readConsumption, readLimits, replaceLimits } from '../../../shared/billing/limits';
 import { billingLimitsSchema } from '../../../shared/billing/schemas';
@@ -18,12 +20,15 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'GET',
       path: '/users/@me/projects/{id}/billing-limits',
+      responses: { 200: billingLimitsAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await readLimits(deps, req.session.userId, req.params.id)),
     }),
     sessionRoute({
       method: 'PUT',
       path: '/users/@me/projects/{id}/billing-limits',
+      responses: { 200: billingLimitsAnswer },
+      body: billingLimitsSchema,
       params: projectIdParamSchema,
       handler: async (req) =>
         ok(
@@ -38,6 +43,7 @@ export function routes(deps: Deps): AnyRouteImpl[] {
     sessionRoute({
       method: 'GET',
       path: '/users/@me/projects/{id}/billing-consumption',
+      responses: { 200: consumptionAnswer },
       params: projectIdParamSchema,
       handler: async (req) => ok(await readConsumption(deps, req.session.userId, req.params.id)),
     }),

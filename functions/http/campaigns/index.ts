@@ -1,10 +1,21 @@
 /** Campaigns route group: parses and validates input, calls one use case, maps the result. */
 
 import {
+  campaignAnswer,
+  campaignEnvelopeAnswer,
+  campaignListAnswer,
+  campaignSentAnswer,
+  campaignStatsAnswer,
+  campaignTestAnswer,
+} from '../../../shared/campaigns/responses';
+import {
   campaignIdSchema,
+  campaignShape,
+  listCampaignsQuerySchema,
   parseCampaignInput,
   parseListQuery,
   parseSendInput,
+  sendCampaignBodySchema,
   testSendSchema,
 } from '../../../shared/campaigns/schemas';
 import {
@@ -24,6 +35,7 @@ import { eventBridgeScheduler } from '../../../shared/composition/aws-wiring/sch
 import { sesMailer } from '../../../shared/composition/aws-wiring/ses-mailer';
 import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
+import { deletedAnswer } from '../../../shared/http/answers';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -35,13 +47,17 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'GET',
       path: '/campaigns',
+      responses: { 200: campaignListAnswer },
+      query: listCampaignsQuerySchema,
       handler: async (req: AuthedRequest) =>
         ok(await listCampaigns(deps, req.projectId, parseListQuery(req.query))),
     },
     {
       method: 'POST',
       path: '/campaigns',
-      // The spec's one create that answers `{success, data}`.
+      responses: { 201: campaignEnvelopeAnswer },
+      body: campaignShape,
+      // The one create that answers `{success, data}`.
       handler: async (req: AuthedRequest) =>
         created({
           success: true,
@@ -51,12 +67,15 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/campaigns/{id}',
+      responses: { 200: campaignAnswer },
       params: campaignIdSchema,
       handler: async (req) => ok(await getCampaign(deps, req.projectId, req.params.id)),
     }),
     route({
       method: 'PUT',
       path: '/campaigns/{id}',
+      responses: { 200: campaignAnswer },
+      body: campaignShape,
       params: campaignIdSchema,
       handler: async (req) =>
         ok(await replaceCampaignDefinition(deps, req.projectId, req.params.id, parseCampaignInput(req.body))),
@@ -64,6 +83,7 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'DELETE',
       path: '/campaigns/{id}',
+      responses: { 200: deletedAnswer },
       params: campaignIdSchema,
       handler: async (req) => {
         await deleteCampaign(deps, req.projectId, req.params.id);
@@ -73,12 +93,15 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'POST',
       path: '/campaigns/{id}/duplicate',
+      responses: { 201: campaignAnswer },
       params: campaignIdSchema,
       handler: async (req) => created(await duplicateCampaign(deps, req.projectId, req.params.id)),
     }),
     route({
       method: 'POST',
       path: '/campaigns/{id}/send',
+      responses: { 200: campaignSentAnswer },
+      body: sendCampaignBodySchema,
       params: campaignIdSchema,
       handler: async (req) => {
         const { scheduledFor } = parseSendInput(req.body);
@@ -89,12 +112,15 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'POST',
       path: '/campaigns/{id}/cancel',
+      responses: { 200: campaignAnswer },
       params: campaignIdSchema,
       handler: async (req) => ok(await cancelCampaign(deps, req.projectId, req.params.id)),
     }),
     route({
       method: 'POST',
       path: '/campaigns/{id}/test',
+      responses: { 200: campaignTestAnswer },
+      body: testSendSchema,
       params: campaignIdSchema,
       handler: async (req) => {
         const { email } = parse(testSendSchema, req.body ?? {});
@@ -104,6 +130,7 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/campaigns/{id}/stats',
+      responses: { 200: campaignStatsAnswer },
       params: campaignIdSchema,
       handler: async (req) =>
         ok({ success: true, data: await campaignStats(deps, req.projectId, req.params.id) }),

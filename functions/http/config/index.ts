@@ -1,15 +1,17 @@
 /**
- * `GET /config`: what the deployment offers, for the dashboard, no key needed (decisions.md,
- * "Uploads and configuration"). Also answers unknown routes.
+ * `GET /config`: what the deployment offers, for the dashboard, no key needed (docs/uploads.md).
+ * Also answers unknown routes.
  */
+
+import { configAnswer } from '../../../shared/config/responses';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { ok } from '../../../shared/http/response';
-import { httpGroup } from '../../../shared/http/stack';
+import { httpGroup, type OpenRouteImpl } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
 import { VERSION } from '../../../shared/version';
 
 /**
- * Exactly the fields decisions.md names, true to the deployment: Sesame has no OAuth sign-in and
+ * Exactly the fields docs/uploads.md names, true to the deployment: Sesame has no OAuth sign-in and
  * no SMTP relay, billing follows the Stripe key, storage is image uploads (on AWS the images bucket
  * and its distribution are configured; locally always), `version` the package's.
  */
@@ -24,10 +26,18 @@ export function configBody(deps: Pick<Deps, 'config'>) {
   };
 }
 
-export const createHandler = (deps: Deps) =>
-  httpGroup(deps, 'config', (scoped) => [
-    { method: 'GET', path: '/config', auth: 'none', handler: async () => ok(configBody(scoped)) },
-  ]);
+export const routes = (deps: Deps): OpenRouteImpl[] => [
+  {
+    method: 'GET',
+    path: '/config',
+    auth: 'none',
+    summary: 'What this deployment offers',
+    responses: { 200: configAnswer },
+    handler: async () => ok(configBody(deps)),
+  },
+];
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'config', routes);
 
 export const handler = lambdaEntry(createHandler, {
   kind: 'http',

@@ -9,6 +9,18 @@ import { parseDataPatch } from '../../../shared/contacts/data';
 import { deleteField, fieldUsage, fieldValues, listFields } from '../../../shared/contacts/fields';
 import { present } from '../../../shared/contacts/repository';
 import {
+  bulkJobAnswer,
+  contactAnswer,
+  contactListAnswer,
+  contactUpsertAnswer,
+  fieldDeletedAnswer,
+  fieldsAnswer,
+  fieldUsageAnswer,
+  fieldValuesAnswer,
+  importJobAnswer,
+  lookupAnswer,
+} from '../../../shared/contacts/responses';
+import {
   contactIdSchema,
   fieldParamSchema,
   fieldValuesQuerySchema,
@@ -17,6 +29,7 @@ import {
   lookupSchema,
   parseUpsertContact,
   patchContactSchema,
+  upsertContactSchema,
 } from '../../../shared/contacts/schemas';
 import {
   deleteContact,
@@ -26,6 +39,7 @@ import {
   patchContact,
   upsertContact,
 } from '../../../shared/contacts/service';
+import { deletedAnswer, queuedJobAnswer } from '../../../shared/http/answers';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { json, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -38,12 +52,17 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'GET',
       path: '/contacts',
+      responses: { 200: contactListAnswer },
+      query: listContactsQuerySchema,
       handler: async (req: AuthedRequest) =>
         ok(await listContacts(deps, req.projectId, parse(listContactsQuerySchema, req.query))),
     },
     {
       method: 'POST',
       path: '/contacts',
+      responses: { 200: contactUpsertAnswer, 201: contactUpsertAnswer },
+      body: upsertContactSchema,
+      flatBadRequest: true,
       handler: async (req: AuthedRequest) => {
         const input = parseUpsertContact(req.body);
         const patch = parseDataPatch(input.data);
@@ -62,6 +81,8 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'POST',
       path: '/contacts/lookup',
+      responses: { 200: lookupAnswer },
+      body: lookupSchema,
       handler: async (req: AuthedRequest) => {
         const input = parse(lookupSchema, req.body);
         return ok(await lookupContacts(deps, req.projectId, input.emails));
@@ -70,11 +91,14 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'GET',
       path: '/contacts/fields',
+      responses: { 200: fieldsAnswer },
       handler: async (req: AuthedRequest) => ok({ fields: await listFields(deps, req.projectId) }),
     },
     route({
       method: 'GET',
       path: '/contacts/fields/{field}/values',
+      responses: { 200: fieldValuesAnswer },
+      query: fieldValuesQuerySchema,
       params: fieldParamSchema,
       handler: async (req) => {
         const q = parse(fieldValuesQuerySchema, req.query);
@@ -84,24 +108,29 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/contacts/fields/{field}/usage',
+      responses: { 200: fieldUsageAnswer },
       params: fieldParamSchema,
       handler: async (req) => ok(await fieldUsage(deps, req.projectId, req.params.field)),
     }),
     route({
       method: 'DELETE',
       path: '/contacts/fields/{field}',
+      responses: { 200: fieldDeletedAnswer },
       params: fieldParamSchema,
       handler: async (req) => ok(await deleteField(deps, req.projectId, req.params.field)),
     }),
     route({
       method: 'GET',
       path: '/contacts/{id}',
+      responses: { 200: contactAnswer },
       params: contactIdSchema,
       handler: async (req) => ok(await getContact(deps, req.projectId, req.params.id)),
     }),
     route({
       method: 'PATCH',
       path: '/contacts/{id}',
+      responses: { 200: contactAnswer },
+      body: patchContactSchema,
       params: contactIdSchema,
       handler: async (req) => {
         const input = parse(patchContactSchema, req.body ?? {});
@@ -119,12 +148,15 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/contacts/import/{jobId}',
+      responses: { 200: importJobAnswer },
       params: jobIdSchema,
       handler: async (req) => ok(await getImport(deps, req.projectId, req.params.jobId)),
     }),
     ...(['subscribe', 'unsubscribe', 'delete'] as const).map((type) => ({
       method: 'POST',
       path: `/contacts/bulk-${type}`,
+      responses: { 202: queuedJobAnswer },
+      body: bulkRequestSchema,
       handler: async (req: AuthedRequest) => {
         const input = parse(bulkRequestSchema, req.body);
         return json(202, await startBulk(deps, req.projectId, type, input.contactIds));
@@ -133,6 +165,7 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/contacts/bulk/{jobId}',
+      responses: { 200: bulkJobAnswer },
       params: jobIdSchema,
       handler: async (req) => {
         return ok(await getBulk(deps, req.projectId, req.params.jobId));
@@ -141,6 +174,7 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'DELETE',
       path: '/contacts/{id}',
+      responses: { 200: deletedAnswer },
       params: contactIdSchema,
       handler: async (req) => {
         await deleteContact(deps, req.projectId, req.params.id);

@@ -6,8 +6,10 @@ import { route53Zones } from '../../../shared/composition/aws-wiring/route53';
 import { sesEmailIdentities } from '../../../shared/composition/aws-wiring/ses-identities';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { present } from '../../../shared/domains/repository';
+import { domainAddedAnswer, domainAnswer, domainListAnswer } from '../../../shared/domains/responses';
 import { addDomainSchema, domainIdSchema, projectIdSchema } from '../../../shared/domains/schemas';
 import { addDomain, listProjectDomains, removeDomain, verifyDomain } from '../../../shared/domains/service';
+import { deletedAnswer } from '../../../shared/http/answers';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { created, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
@@ -19,6 +21,7 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/domains/project/{projectId}',
+      responses: { 200: domainListAnswer },
       params: projectIdSchema,
       handler: async (req) => {
         const domains = await listProjectDomains(deps, req.projectId, req.params.projectId);
@@ -28,6 +31,8 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'POST',
       path: '/domains',
+      responses: { 201: domainAddedAnswer },
+      body: addDomainSchema,
       handler: async (req: AuthedRequest) => {
         const input = parse(addDomainSchema, req.body ?? {});
         const { domain, dnsSetup } = await addDomain(deps, req.projectId, input);
@@ -37,12 +42,14 @@ export function routes(deps: Deps): RouteImpl[] {
     route({
       method: 'GET',
       path: '/domains/{id}/verify',
+      responses: { 200: domainAnswer },
       params: domainIdSchema,
       handler: async (req) => ok(present(await verifyDomain(deps, req.projectId, req.params.id))),
     }),
     route({
       method: 'DELETE',
       path: '/domains/{id}',
+      responses: { 200: deletedAnswer },
       params: domainIdSchema,
       handler: async (req) => {
         await removeDomain(deps, req.projectId, req.params.id);

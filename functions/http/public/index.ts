@@ -35,13 +35,7 @@ export const lazyRoutes = {
 
 function lazyRoute(deps: Deps, def: (typeof lazyRoutes)[keyof typeof lazyRoutes]): RouteImpl {
   let loaded: Promise<RouteImpl['handler']> | undefined;
-  const load = async () => {
-    const routes = (await def.load())(deps);
-    const found = routes.find((r) => r.method === def.method && r.path === def.path);
-    if (!found) throw new Error(`The module of ${def.method} ${def.path} has no such route`);
-    return found.handler;
-  };
-  return {
+  const route: { -readonly [K in keyof RouteImpl]: RouteImpl[K] } = {
     method: def.method,
     path: def.path,
     handler: async (req) => {
@@ -52,14 +46,27 @@ function lazyRoute(deps: Deps, def: (typeof lazyRoutes)[keyof typeof lazyRoutes]
       return (await loaded)(req);
     },
   };
+  const load = async () => {
+    const routes = (await def.load())(deps);
+    const found = routes.find((r) => r.method === def.method && r.path === def.path);
+    if (!found) throw new Error(`The module of ${def.method} ${def.path} has no such route`);
+    // What the loaded route documents (its body and answers) is this route's from now on, for the
+    // schema checks of the stack (shared/http/schema-check.ts).
+    const { handler: _, method: __, path: ___, ...doc } = found;
+    Object.assign(route, doc);
+    return found.handler;
+  };
+  return route;
 }
 
-export const createHandler = (deps: Deps) =>
-  httpGroup(deps, 'public', (scoped) => [
-    lazyRoute(scoped, lazyRoutes.verify),
-    lazyRoute(scoped, lazyRoutes.send),
-    ...subscriptionRoutes(scoped).map((r) => ({ ...r, params: subscriptionTokenParamSchema })),
-  ]);
+/** The group's routes; `/v1/send` and `/v1/verify` stand in for `lazyRoutes`, loaded on first use. */
+export const routes = (deps: Deps): RouteImpl[] => [
+  lazyRoute(deps, lazyRoutes.verify),
+  lazyRoute(deps, lazyRoutes.send),
+  ...subscriptionRoutes(deps).map((r) => ({ ...r, params: subscriptionTokenParamSchema })),
+];
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'public', routes);
 
 export const handler = lambdaEntry(createHandler, {
   kind: 'http',

@@ -4,6 +4,8 @@
  * (shared/billing/stripe-webhook.ts). The raw body is read whatever its content type: the
  * signature covers its exact bytes.
  */
+
+import { stripeDeliveryAnswer } from '../../../shared/billing/responses';
 import { receiveStripeDelivery } from '../../../shared/billing/stripe-webhook';
 import { dynamoStore } from '../../../shared/composition/aws-wiring/dynamo';
 import { stripeBilling } from '../../../shared/composition/aws-wiring/stripe';
@@ -16,7 +18,13 @@ export const routes = (deps: Deps): OpenRouteImpl[] => [
   {
     method: 'POST',
     path: '/webhooks/incoming/stripe',
+    responses: { 200: stripeDeliveryAnswer },
     auth: 'none',
+    summary: 'Stripe events (the Stripe-Signature header authenticates them)',
+    rawBody: {
+      contentType: 'application/json',
+      description: 'A Stripe event, checked against Stripe-Signature',
+    },
     handler: async (req) => {
       const outcome = await receiveStripeDelivery(deps, {
         rawBody: req.rawBody,

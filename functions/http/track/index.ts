@@ -11,7 +11,9 @@ import { httpGroup } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
 import { trackRoutes } from '../../../shared/tracking/routes';
 
-export const createHandler = (deps: Deps) => httpGroup(deps, 'track', (scoped) => trackRoutes(scoped));
+export const routes = trackRoutes;
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'track', routes);
 
 export const handler = lambdaEntry(createHandler, {
   kind: 'http',

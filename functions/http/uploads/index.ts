@@ -7,6 +7,7 @@ import { lambdaEntry } from '../../../shared/http/lambda';
 import { created } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
+import { uploadedImageAnswer } from '../../../shared/uploads/responses';
 import { imageFileOf, uploadImage } from '../../../shared/uploads/service';
 
 export function routes(deps: Deps): RouteImpl[] {
@@ -14,6 +15,12 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'POST',
       path: '/uploads/image',
+      responses: { 201: uploadedImageAnswer },
+      summary: 'Upload an image (multipart part `file`, at most 4 MB) to use in emails',
+      rawBody: {
+        contentType: 'multipart/form-data',
+        description: 'The image in the part `file` (PNG, JPEG, GIF or WebP, at most 4 MB)',
+      },
       handler: async (req: AuthedRequest) => {
         const file = await imageFileOf(req.rawBody, req.headers['content-type']);
         return created(await uploadImage(deps, req.projectId, file));

@@ -10,8 +10,9 @@ import { httpGroup } from '../../../shared/http/stack';
 import type { Deps } from '../../../shared/ports';
 import { snsWebhookRoutes } from '../../../shared/sns/routes';
 
-export const createHandler = (deps: Deps) =>
-  httpGroup(deps, 'webhooks', (scoped) => snsWebhookRoutes(scoped));
+export const routes = snsWebhookRoutes;
+
+export const createHandler = (deps: Deps) => httpGroup(deps, 'webhooks', routes);
 
 export const handler = lambdaEntry(createHandler, {
   kind: 'http',

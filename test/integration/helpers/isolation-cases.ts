@@ -348,6 +348,9 @@ export const isolationCases: Readonly<Record<string, IsolationCase>> = {
   'GET /analytics/top-events': scoped(() => p('/analytics/top-events')),
 
   'GET /config': exempt('the deployment’s feature flags, the same for everyone; no project in it'),
+  'GET /openapi.json': exempt('the API reference, the same for everyone; no project in it'),
+  'GET /docs': exempt('the API reference page, the same for everyone; no project in it'),
+  'GET /docs/reference.js': exempt('the API reference page’s script; no project in it'),
 
   // Accounts: the caller's own account, by password or a mailed token.
   'POST /auth/signup': exempt('makes a new user with a project of their own; no project credentials'),

@@ -108,6 +108,14 @@ describe('declared ports', () => {
     const config = await call('GET', '/config', 'GET /config', { key: null });
     expect(config.body.storage).toEqual({ enabled: true });
     expect((await call('GET', '/nope', '$default', { key: null })).status).toBe(404);
+    // reference: the API document and its page, no port.
+    expect((await call('GET', '/openapi.json', 'GET /openapi.json', { key: null })).body.openapi).toBe(
+      '3.1.0',
+    );
+    expect((await call('GET', '/docs', 'GET /docs', { key: null })).status).toBe(200);
+    expect((await call('GET', '/docs/reference.js', 'GET /docs/reference.js', { key: null })).status).toBe(
+      200,
+    );
     const preflight = await call('OPTIONS', '/v1/track', '$default', {
       key: null,
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
