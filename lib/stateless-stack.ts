@@ -168,9 +168,9 @@ export class StatelessStack extends Stack {
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Authentication is part of the application, per the spec: server clients send a Sesame API key (secret or ' +
+        'Authentication is part of the application: server clients send a Sesame API key (secret or ' +
         'public, with different rights) that the shared middleware hashes and looks up in DynamoDB to find the ' +
-        'project, the dashboard sends a signed session cookie, and a few routes (GET /config, signed unsubscribe ' +
+        'project, the dashboard sends a signed session cookie, and a few routes (GET /config, the API reference, signed unsubscribe ' +
         'links) are open by design. An API Gateway Lambda authorizer would add a second invocation per request ' +
         'without adding protection, and IAM or Cognito authorizers do not fit API-key clients.',
     });
@@ -193,7 +193,7 @@ export class StatelessStack extends Stack {
       for (const route of group.routes) {
         this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
       }
-      // Requests matching no route go to the fallback group, which answers the spec's 404 envelope
+      // Requests matching no route go to the fallback group, which answers the 404 error envelope
       // instead of API Gateway's own `{"message":"Not Found"}`.
       if (group.name === manifest.fallbackGroup) {
         new HttpRoute(this.api, 'DefaultRoute', {

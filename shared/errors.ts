@@ -22,7 +22,7 @@ export class AppError extends Error {
       readonly suggestion?: string;
       /** Response headers the error carries (for example Retry-After). */
       readonly headers?: Readonly<Record<string, string>>;
-      /** Answer `{error: message}` without the envelope, as the spec asks of some create endpoints. */
+      /** Answer `{error: message}` without the envelope, as some create endpoints answer a missing field. */
       readonly flat?: boolean;
     } = {},
   ) {
@@ -34,7 +34,7 @@ export class AppError extends Error {
 export const badRequest = (message: string, details?: Record<string, unknown>) =>
   new AppError(400, 'BAD_REQUEST', message, { details });
 
-/** The spec's plain `{error: string}` 400 of contact, template and segment creation. */
+/** The plain `{error: string}` 400 of contact, template and segment creation. */
 export const flatBadRequest = (message: string) => new AppError(400, 'BAD_REQUEST', message, { flat: true });
 
 export const notFound = (what: string) => new AppError(404, 'NOT_FOUND', `${what} not found`);

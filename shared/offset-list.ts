@@ -1,5 +1,5 @@
 /**
- * The spec's offset lists (templates, campaigns): a project's summaries, filtered by the caller,
+ * The offset lists (templates, campaigns): a project's summaries, filtered by the caller,
  * sorted by name (case-insensitive) or a time, paged; ties keep a stable order across pages.
  */
 

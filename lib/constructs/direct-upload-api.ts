@@ -145,7 +145,7 @@ export class DirectUploadApi extends Construct {
     gatewayResponse('Unauthorized', ResponseType.UNAUTHORIZED, uploadResponses.unauthorized);
     gatewayResponse('Denied', ResponseType.ACCESS_DENIED, uploadResponses.denied);
     gatewayResponse('TooLarge', ResponseType.REQUEST_TOO_LARGE, uploadResponses.tooLarge);
-    // Any other path or method on this API: the spec's 404 envelope, as on the HTTP API.
+    // Any other path or method on this API: the 404 error envelope, as on the HTTP API.
     gatewayResponse('NotFound', ResponseType.MISSING_AUTHENTICATION_TOKEN, {
       statusCode: 404,
       template:
@@ -180,8 +180,8 @@ export class DirectUploadApi extends Construct {
       {
         id: 'AwsSolutions-COG4',
         reason:
-          'Clients authenticate with a Sesame secret API key (spec, Authentication), which the Lambda authorizer ' +
-          'hashes and looks up in DynamoDB; Cognito user pools do not fit API-key clients.',
+          'Clients authenticate with a Sesame secret API key (or a member session), which the Lambda authorizer ' +
+          'checks against DynamoDB; Cognito user pools do not fit API-key clients.',
       },
     );
   }

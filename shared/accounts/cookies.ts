@@ -1,4 +1,4 @@
-/** The session cookie as decisions.md sets it: a signed JWT, HttpOnly, Secure, SameSite=Lax, Path=/. */
+/** The session cookie: a signed JWT, HttpOnly, Secure, SameSite=Lax, Path=/. */
 export const SESSION_COOKIE = 'sesame_session';
 /** Sessions last a week; logging in again starts a new one. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;

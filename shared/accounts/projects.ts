@@ -1,5 +1,5 @@
 /**
- * A signed-in user's projects (decisions.md, "Accounts, projects and members"): create, rename,
+ * A signed-in user's projects (docs/accounts.md): create, rename,
  * rotate the keys, and read the security summary and the setup state. Every use case starts from
  * the user's membership: a project the user is not a member of answers 404, as if it did not
  * exist; a member whose role may not do the thing gets 403 `FORBIDDEN`.

@@ -1,4 +1,4 @@
-/** Request bodies of the account routes (decisions.md, "Accounts, projects and members"). */
+/** Request bodies of the account routes (docs/accounts.md). */
 import * as z from 'zod/mini';
 
 const email = z.pipe(

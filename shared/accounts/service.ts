@@ -1,6 +1,6 @@
 /**
  * The account use cases: signup, login, logout, email verification and password reset, and the
- * signed-in user's own records (decisions.md, "Accounts, projects and members").
+ * signed-in user's own records (docs/accounts.md).
  *
  * - Passwords: scrypt (`passwords.ts`). An unknown email is checked against a decoy hash, so it
  *   takes as long as a wrong password and gets the same 401 INVALID_CREDENTIALS.

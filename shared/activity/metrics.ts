@@ -18,7 +18,7 @@ export const METRIC_OF_EVENT = {
 export type Metric = (typeof METRIC_OF_EVENT)[keyof typeof METRIC_OF_EVENT];
 export const METRICS: readonly Metric[] = Object.values(METRIC_OF_EVENT);
 
-/** Activity types named after their events (decisions: Email lifecycle events). */
+/** Activity types named after their events (docs/email-events.md). */
 const NAMED_TYPES = new Set([
   'email.sent',
   'email.delivered',

@@ -1,5 +1,5 @@
 /**
- * Monthly send caps (decisions.md, "Billing"): per project, per calendar month (UTC) and per
+ * Monthly send caps (docs/billing.md): per project, per calendar month (UTC) and per
  * category (`transactional`: `POST /v1/send`; `campaigns`: campaign fan-outs; `workflows`:
  * SEND_EMAIL steps). They hold whether or not billing (Stripe) is configured: a self-hoster's
  * guard against runaway cost.

@@ -1,5 +1,5 @@
 /**
- * The items of the monthly send caps (decisions.md, "Billing"). Only this module knows their keys.
+ * The items of the monthly send caps (docs/billing.md). Only this module knows their keys.
  *
  * - The limits: one small item in the project's partition (`BILLING#LIMITS`), a number or null per
  *   category; no item means no cap at all.

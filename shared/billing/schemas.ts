@@ -1,4 +1,4 @@
-/** Request bodies of the billing routes (decisions.md, "Billing"). */
+/** Request bodies of the billing routes (docs/billing.md). */
 import * as z from 'zod/mini';
 
 /** The largest cap accepted: far beyond any month of SES sending, well inside a safe integer. */

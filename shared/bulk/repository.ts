@@ -174,7 +174,7 @@ export async function failBulkJob(
   await failJobItem(deps, keys.bulkJob(job.projectId, job.jobId), error, at);
 }
 
-/** The public shape (decisions.md, Jobs). */
+/** The public shape (docs/imports.md, "Bulk jobs"). */
 export function presentBulkJob(job: BulkJob) {
   return {
     jobId: job.jobId,

@@ -1,7 +1,7 @@
-/** Input of the bulk endpoints (decisions.md, Jobs: body `{contactIds}` with 1 to 1,000 ids). */
+/** Input of the bulk endpoints (body `{contactIds}` with 1 to 1,000 ids). */
 import * as z from 'zod/mini';
 
-/** Spec, Limits: bulk operations take 1,000 contacts per call. */
+/** Bulk operations take 1,000 contacts per call. */
 export const MAX_BULK_IDS = 1000;
 
 export const bulkRequestSchema = z.object({

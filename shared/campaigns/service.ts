@@ -1,10 +1,10 @@
 /**
- * Campaign use cases. Every write of a definition checks what the spec and decisions.md ask
+ * Campaign use cases. Every write of a definition checks
  * before storing anything (Liquid syntax: 422; the sender domain registered and verified: 403;
  * the segment of a SEGMENT audience: 404), and every change of state is a write conditional on
  * the version read, retried a few times when another request changed the campaign meanwhile.
  *
- * States (decisions.md, "Campaigns"): DRAFT -> SCHEDULED (send with `scheduledFor`) or SENDING
+ * States (docs/campaigns.md): DRAFT -> SCHEDULED (send with `scheduledFor`) or SENDING
  * (send now); SCHEDULED -> SENDING (its schedule fires, or send now), SCHEDULED (send again with
  * another time: rescheduled) or DRAFT (cancel); SENDING -> SENT (every recipient settled) or
  * CANCELLED (cancel). Only a DRAFT can be changed (PUT); a SENDING campaign cannot be deleted.
@@ -58,7 +58,7 @@ export type CampaignDeps = Pick<
 /** Attempts of a read-modify-write before the request gives up (409 CAMPAIGN_BUSY). */
 const MAX_ATTEMPTS = 5;
 
-/** The API shape of a campaign (spec, "Campaign"). */
+/** The API shape of a campaign. */
 export interface Campaign {
   readonly id: string;
   readonly projectId: string;
@@ -437,7 +437,7 @@ const notCancellable = (status: CampaignStatus, why?: string) =>
   });
 
 /**
- * The spec's offset list, as GET /templates: the project's campaign summaries (no bodies) are
+ * The offset list, as GET /templates: the project's campaign summaries (no bodies) are
  * filtered and sorted, then the requested page's campaigns and runs are read.
  */
 export async function listCampaigns(

@@ -1,5 +1,5 @@
 /**
- * Dates in conditions: ISO 8601 strings (spec, custom data rules 5 and 6), read as a span of
+ * Dates in conditions: ISO 8601 strings (as custom data infers dates), read as a span of
  * instants so that a day (`2024-03-01`) and an instant (`2024-03-01T10:00:00Z`) compare alike.
  */
 import type { TimeUnit } from './schema';

@@ -19,7 +19,7 @@
  *   end. A date-time value is one instant (to the millisecond).
  * - `within N unit`: the date is between now − N and now, both included (a future date is not
  *   within). `olderThan N unit`: the date is before now − N. Both read the stored value as an
- *   ISO 8601 date whatever the field's type (spec, custom data rule 6); anything else never
+ *   ISO 8601 date whatever the field's type (a custom-data rule); anything else never
  *   matches either.
  * - A missing field, or a value that cannot be compared as the field's type (a mixed-type
  *   value, an ordering on text), matches no operator except `notEquals`, `notContains` and

@@ -278,7 +278,7 @@ function createPlan(
     id,
     email: first.email.trim(),
     emailLower: group.emailLower,
-    // Spec, CSV import rule 8: new contacts are created subscribed.
+    // CSV import: new contacts are created subscribed.
     subscribed: true,
     snoozedUntil: null,
     data,

@@ -1,5 +1,5 @@
 /**
- * The custom-data rules of the spec (Custom data, rules 1 to 7), as pure functions used wherever
+ * The custom-data rules (README, "API behaviour"), as pure functions used wherever
  * a `data` object is accepted: contacts, `/v1/send`, `/v1/track` and CSV rows.
  */
 import { type FieldIssue, validationError } from '../errors';
@@ -23,7 +23,7 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
  * `constructor` makes DynamoDB's marshaller mistake a plain object for a class instance (a 500,
  * or a map silently stored as "[object Object]"). `prototype` goes with them so that no path can
  * reach `constructor.prototype`. Refusing them (rather than dropping them silently, as the
- * spec's reserved keys are) tells the caller that their data was not stored as sent. Matched
+ * reserved keys are) tells the caller that their data was not stored as sent. Matched
  * exactly: `Constructor` or `my_prototype` are ordinary keys.
  */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

@@ -1,5 +1,5 @@
 /**
- * The date rule of type inference (spec rule 5), shared by custom data (`shared/contacts/data.ts`)
+ * The date rule of type inference, shared by custom data (`shared/contacts/data.ts`)
  * and CSV cells (`shared/imports/csv.ts`): `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS[.sss]Z`, and only a
  * real calendar date and time. `Date.parse` alone is not enough: it rolls `2024-02-30` over to
  * March 1st and accepts `24:00:00`, so each part is checked against the date it names.

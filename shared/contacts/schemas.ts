@@ -10,7 +10,7 @@ export const emailSchema = z.pipe(
 
 export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
 
-/** Import and bulk job ids (spec, Status codes: a non-UUID path id is 422). */
+/** Import and bulk job ids (a non-UUID path id is 422). */
 export const jobIdSchema = z.object({ jobId: z.uuid({ message: 'Job id must be a UUID' }) });
 
 /** A custom field's path as the route names it (`/contacts/fields/{field}`); the service checks it. */
@@ -24,7 +24,7 @@ export const upsertContactSchema = z.object({
 
 /**
  * The `POST /contacts` body. A missing email (absent, null or empty, or no object at all) is the
- * spec's flat 400 `{error: "email is required"}`; any other problem is a 422.
+ * flat 400 `{error: "email is required"}`; any other problem is a 422.
  */
 export function parseUpsertContact(body: unknown): z.output<typeof upsertContactSchema> {
   const email = isObject(body) ? body.email : undefined;
@@ -59,7 +59,7 @@ export const listContactsQuerySchema = z.pipe(
     cursor: z.optional(z.string().check(z.maxLength(2048))),
     search: z.optional(z.string().check(z.trim(), z.maxLength(254))),
     subscribed: z.optional(booleanQuery),
-    // Unknown values fall back to the defaults (spec), they are not errors.
+    // Unknown values fall back to the defaults, they are not errors.
     sort: z.pipe(
       z.optional(z.string()),
       z.transform((s) => (s === 'email' ? 'email' : 'createdAt') as 'email' | 'createdAt'),

@@ -1,6 +1,6 @@
 /**
  * Sender domains of a project. A domain is usable for sending once its status is VERIFIED.
- * Record shape per decisions.md: id, projectId, domain, status, verified, records,
+ * Record shape (docs/domains.md): id, projectId, domain, status, verified, records,
  * lastCheckedAt, verifiedAt, createdAt.
  *
  * Items (see shared/table.ts):

@@ -1,7 +1,7 @@
 /**
  * The sender-domain rule of templates, campaigns and sends: the domain of the `from` address
- * must be registered to the project and verified, or the request is refused with 403 (the spec
- * lists the code INTERNAL_SERVER_ERROR for it; see the README's error table).
+ * must be registered to the project and verified, or the request is refused with 403 (code
+ * INTERNAL_SERVER_ERROR; see the README's error codes).
  */
 import { AppError } from '../errors';
 import type { Deps } from '../ports';

@@ -1,6 +1,6 @@
 /**
- * Event names: what a caller may track, and the names the service keeps for itself (spec,
- * Events, "Reserved event names").
+ * Event names: what a caller may track, and the names the service keeps for itself
+ * (reserved event names, docs/events.md).
  */
 import * as z from 'zod/mini';
 import type { FieldIssue } from '../errors';
@@ -36,7 +36,7 @@ export const eventNameSchema = z.string({ message: 'event must be a string' }).c
   z.refine((s) => !CONTROL.test(s), { message: 'event must not contain control characters' }),
 );
 
-/** The spec's field error for a reserved name (422 VALIDATION_ERROR, code `reserved_event`). */
+/** The field error for a reserved name (422 VALIDATION_ERROR, code `reserved_event`). */
 export function reservedEventIssue(field: string, name: string): FieldIssue {
   return {
     field,

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key handling for `/v1/send` and `/v1/track` (spec Limits; decisions.md).
+ * Idempotency-Key handling for `/v1/send` and `/v1/track`.
  *
  * A key is scoped to the project and the endpoint and remembered for the configured TTL (24 h by
  * default). The record holds the method, the path and a SHA-256 of the request body (never the

@@ -17,7 +17,7 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
 export const ok = (body: unknown) => json(200, body);
 export const created = (body: unknown) => json(201, body);
 
-/** The spec's error envelope, or the flat `{error}` body where the spec asks for it. */
+/** The error envelope, or the flat `{error}` body of a missing required field on create. */
 export function errorResponse(error: AppError, requestId: string, now: Date): HttpResult {
   if (error.extra.flat) return json(error.statusCode, { error: error.message }, { ...error.extra.headers });
   return json(

@@ -1,5 +1,5 @@
 /**
- * The CSV import format (spec, "CSV import format"), as pure functions over the file's bytes:
+ * The CSV import format (docs/imports.md), as pure functions over the file's bytes:
  * the header row and its columns, the typing of cell values, and a row reader that resumes at a
  * byte offset, so a chunk of a file can be read without reading what came before it.
  */
@@ -9,7 +9,7 @@ import { isForbiddenKey } from '../contacts/data';
 import { isCanonicalDate, isRealDateTime } from '../contacts/dates';
 import { emailSchema } from '../contacts/schemas';
 
-/** Columns that are silently dropped (spec rule 3): core fields and the generated URL variables. */
+/** Columns that are silently dropped: core fields and the generated URL variables. */
 export const DROPPED_COLUMNS: ReadonlySet<string> = new Set(
   ['id', 'subscribed', 'createdAt', 'updatedAt', 'unsubscribeUrl', 'subscribeUrl', 'manageUrl'].map((c) =>
     c.toLowerCase(),
@@ -107,7 +107,7 @@ const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
- * Types one cell (spec rules 4 to 6): `true/false/yes/no` in any case are booleans; plain
+ * Types one cell: `true/false/yes/no` in any case are booleans; plain
  * integers and decimals are numbers unless a number would change them (more digits than a double
  * keeps); ISO 8601 date-times with a zone become the UTC form the type registry reads as a date
  * (`2024-05-01T10:00:00+02:00` -> `2024-05-01T08:00:00.000Z`); `YYYY-MM-DD` stays as it is (it is
@@ -217,7 +217,7 @@ export function hasBom(file: Uint8Array): boolean {
   return file[0] === 0xef && file[1] === 0xbb && file[2] === 0xbf;
 }
 
-/** Rejects bytes that are not UTF-8 (spec: the encoding is UTF-8). */
+/** Rejects bytes that are not UTF-8 (the encoding is UTF-8). */
 export function assertUtf8(file: Uint8Array): void {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(file);

@@ -8,7 +8,7 @@ import { ImportFileError } from './csv';
 
 export { isMultipart };
 
-/** The largest CSV file accepted (spec, Limits: CSV upload 5 MB). */
+/** The largest CSV file accepted (5 MB). */
 export const MAX_IMPORT_FILE_BYTES = 5 * 1024 * 1024;
 
 /** The bytes of the part named `file`; fails when it is missing, repeated or too large. */

@@ -230,7 +230,7 @@ export async function listRowErrors(
   return out.slice(0, limit);
 }
 
-/** The public shape of an import job (spec, Import job; decisions.md, Jobs). */
+/** The public shape of an import job (docs/imports.md, "Import job"). */
 export function presentImportJob(job: ImportJob, errors: readonly RowError[]) {
   return {
     jobId: job.jobId,

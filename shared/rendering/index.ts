@@ -1,6 +1,6 @@
 /**
- * Template rendering as the spec describes it (Template rendering; decisions.md "Templates and
- * content types"): what variables a message sees, how subjects and bodies are rendered, and the
+ * Template rendering (docs/sending.md, "Rendering" and "Content
+ * types"): what variables a message sees, how subjects and bodies are rendered, and the
  * plain-text alternative of every HTML body.
  */
 import { convert } from 'html-to-text';

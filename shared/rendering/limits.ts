@@ -6,5 +6,5 @@
 /** Longest template source accepted by one parse (characters). */
 export const MAX_TEMPLATE_CHARS = 1_000_000;
 
-/** Longest subject line (RFC 5322's line limit, as the spec's subject rule). */
+/** Longest subject line (RFC 5322's line limit). */
 export const MAX_SUBJECT_CHARS = 998;

@@ -64,7 +64,7 @@ function engine(kind: ContentKind): Liquid {
 export interface CompiledTemplate {
   readonly kind: ContentKind;
   readonly templates: Template[];
-  /** The source as written (before the spec syntax was rewritten). */
+  /** The source as written (before Sesame's variable syntax was rewritten). */
   readonly source: string;
 }
 

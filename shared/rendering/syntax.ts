@@ -1,5 +1,5 @@
 /**
- * The spec's variable syntax (Template rendering, rules 1 to 3) rewritten into plain Liquid
+ * Sesame's variable syntax (`{{name ?? default}}`, names with spaces) rewritten into plain Liquid
  * before parsing, so liquidjs does all the real work:
  *
  * - `{{name ?? default}}` -> `{{name | fallback: "default"}}` (the default applies only when the

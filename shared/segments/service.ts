@@ -58,7 +58,7 @@ const MAX_ATTEMPTS = 5;
 /** Slugs tried (`name`, `name-2` ... ) before a random suffix. */
 const SLUG_TRIES = 20;
 
-/** Campaign states in which a campaign's audience must stay (spec: delete is 409). */
+/** Campaign states in which a campaign's audience must stay (deleting the segment is a 409). */
 const ACTIVE_CAMPAIGN_STATES: ReadonlySet<string> = new Set(['SCHEDULED', 'SENDING']);
 
 /** The API shape: the record without internal fields; a STATIC segment's condition is null. */

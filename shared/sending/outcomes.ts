@@ -20,7 +20,7 @@ export const EMAIL_FAILED = 'email.failed';
  */
 export type RecipientStatus = 'sent' | 'skipped' | 'failed' | 'unknown';
 
-/** One entry of the Send result; `status` and `reason` extend the spec's `{contact, email}`. */
+/** One entry of the Send result; `status` and `reason` are added to `{contact, email}`. */
 export interface SentEmail {
   readonly contact: { readonly id: string; readonly email: string };
   /** The email record id, `emailId` in lifecycle events. */

@@ -3,7 +3,7 @@
  * (validation, the template, Liquid syntax, the sender domain, link settings) is checked before
  * anything is written. The transactional monthly cap is reserved for the whole request
  * (shared/billing/caps.ts: all or nothing, 403 `BILLING_LIMIT_REACHED`), and what did not go out
- * is given back at the end. Then each recipient is processed one after another (spec rule 2): its
+ * is given back at the end. Then each recipient is processed one after another: its
  * contact upserted, its email composed (`compose.ts`: subscription rule of the content type,
  * rendering, MIME) and delivered (`deliver.ts`: record, provider call under the request's retry
  * budget, lifecycle event). What the request answers when no recipient could be sent (422, 502
@@ -182,7 +182,7 @@ async function sendTo(
     deps,
     projectId,
     { email: to.email, subscribed, patch: p.patch, source: 'send' },
-    // New contacts from a send are not subscribed unless the request says so (spec).
+    // New contacts from a send are not subscribed unless the request says so.
     { defaultSubscribed: false },
   );
   const composed = await composeEmail(
@@ -201,7 +201,7 @@ async function prepare(deps: SendDeps, projectId: string, input: SendRequest): P
   const template = input.template ? await findTemplate(deps, projectId, input.template) : undefined;
   if (input.template && !template) throw notFound('Template');
 
-  // Explicit request fields override the template's (spec: template field).
+  // Explicit request fields override the template's.
   const fromInput = input.from ?? (template ? { email: template.from } : undefined);
   if (!fromInput) {
     throw validationError([

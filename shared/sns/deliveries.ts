@@ -1,6 +1,6 @@
 /**
  * One SNS HTTPS delivery of the SES event topic (`POST /webhooks/sns`), the alternative to the
- * topic's SQS subscription (decisions.md, "Email event pipeline"). Both paths end in the same
+ * topic's SQS subscription (docs/email-events.md). Both paths end in the same
  * `ses.event` job (shared/email-events/messages.ts), which applies each SES event once
  * (deduplicated on the event's identity), so a delivery SNS repeats is harmless here.
  *
@@ -18,7 +18,7 @@
  *    would deliver a refused one again and again until its retries run out; an
  *    UnsubscribeConfirmation changes nothing.
  *
- * Every refusal is answered in the spec's error envelope (codes `BAD_REQUEST`,
+ * Every refusal is answered in the error envelope (codes `BAD_REQUEST`,
  * `INVALID_SNS_MESSAGE`, `SNS_TOPIC_NOT_ACCEPTED`) and has nothing queued or fetched after it.
  */
 import { isSesEventRecord, sesEventJobMessage } from '../email-events/messages';

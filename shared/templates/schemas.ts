@@ -50,11 +50,11 @@ export const createTemplateSchema = z.object({
 });
 export type CreateTemplateInput = z.infer<typeof createTemplateSchema>;
 
-/** Fields a create must carry (missing ones are the spec's flat 400, not a 422). */
+/** Fields a create must carry (missing ones are the flat 400, not a 422). */
 export const REQUIRED_ON_CREATE = ['name', 'subject', 'body', 'from'] as const;
 
 /**
- * The `POST /templates` body: a missing required field (absent, null or empty) is the spec's
+ * The `POST /templates` body: a missing required field (absent, null or empty) is the
  * flat 400 naming them all; any other problem is a 422. A body that is no object counts as `{}`.
  */
 export function parseCreateTemplate(raw: unknown): CreateTemplateInput {
@@ -90,7 +90,7 @@ export const listTemplatesQuerySchema = z.object({
   ...offsetPageQuery,
   type: z.optional(templateTypeSchema),
   search: z.optional(z.string().check(z.trim(), z.maxLength(200))),
-  // Unknown sort or direction values fall back to the defaults (spec), they are not errors.
+  // Unknown sort or direction values fall back to the defaults, they are not errors.
   sort: z.pipe(
     z.optional(z.string()),
     z.transform(

@@ -1,5 +1,5 @@
 /**
- * Template use cases. Every write checks what the spec and decisions.md ask before storing
+ * Template use cases. Every write checks before storing
  * anything: subject and body must be valid Liquid (422 with Liquid's message, at save time
  * rather than at send time) and the sender domain must be registered and verified (403).
  */
@@ -156,7 +156,7 @@ export async function duplicateTemplate(
 }
 
 /**
- * The spec's offset list: filter and sort the project's template summaries (bodies are not read
+ * The offset list: filter and sort the project's template summaries (bodies are not read
  * for this), then read the full templates of the requested page only.
  */
 export async function listTemplates(

@@ -7,7 +7,7 @@ export const trackSchema = z.object({
   email: emailSchema,
   event: eventNameSchema,
   subscribed: z.optional(z.boolean()),
-  /** Custom data (spec, Custom data): checked by `parseDataPatch`. */
+  /** Custom data: checked by `parseDataPatch`. */
   data: z.optional(z.unknown()),
 });
 

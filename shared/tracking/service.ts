@@ -1,6 +1,6 @@
 /**
- * Tracking: records a named event for a contact, creating or updating the contact first (spec,
- * POST /v1/track). New contacts are subscribed unless `subscribed` says otherwise; an existing
+ * Tracking: records a named event for a contact, creating or updating the contact first
+ * (POST /v1/track). New contacts are subscribed unless `subscribed` says otherwise; an existing
  * contact keeps its state unless `subscribed` is given, and a flip emits `contact.subscribed` or
  * `contact.unsubscribed` (the contacts service does that). The event goes through `emit`, which
  * stores it and hands it to its listeners.
@@ -33,7 +33,7 @@ export interface TrackInput {
   readonly replay?: boolean;
 }
 
-/** The spec's Track result `data`. */
+/** The `data` of a track result. */
 export interface TrackResult {
   readonly contact: string;
   readonly event: string;

@@ -1,5 +1,5 @@
 /**
- * Image uploads (`POST /uploads/image`, decisions.md "Uploads and configuration"): which files are
+ * Image uploads (`POST /uploads/image`, docs/uploads.md): which files are
  * images, judged by their bytes alone, how large one may be, and the key it is stored under.
  */
 

@@ -28,7 +28,7 @@ const tooLarge = () =>
   );
 
 /**
- * The file of the request's multipart body (part `file`). A missing file is the spec's flat 400
+ * The file of the request's multipart body (part `file`). A missing file is the flat 400
  * of a missing required field, as contact, template and segment creation answer it; a body that
  * is multipart but broken is a 400 in the envelope; a file over the limit is 413.
  */

@@ -1,5 +1,5 @@
 /**
- * Email verification (`POST /v1/verify`, decisions.md "Verification"): syntax, domain lists
+ * Email verification (`POST /v1/verify`, docs/events.md): syntax, domain lists
  * (disposable, personal provider, alias service), typo suggestion, plus-addressing, and DNS
  * (NS, MX, A, AAAA looked up in parallel, each with a short timeout).
  *
@@ -10,7 +10,7 @@ import { run as spellCheck } from '@zootools/email-spell-checker';
 import type { DnsPort, DnsRecordType } from '../ports';
 import { ALIAS_DOMAINS, DISPOSABLE_DOMAINS, inList, PERSONAL_DOMAINS, SPELLING_DOMAINS, TLDS } from './lists';
 
-/** The spec's Verification result `data`. */
+/** The `data` of a verification result. */
 export interface VerificationResult {
   readonly email: string;
   readonly valid: boolean;

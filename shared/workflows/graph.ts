@@ -1,5 +1,5 @@
 /**
- * The workflow graph: what enabling checks (decisions, "Workflows": an entry step, every step
+ * The workflow graph: what enabling checks (docs/workflows.md: an entry step, every step
  * reachable from it, every SEND_EMAIL template existing, no cycle), the rules a new transition must
  * keep, and removing a step with or without splicing its neighbours together. Pure functions over
  * the definition; template existence is read by the caller and passed in.

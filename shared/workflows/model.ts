@@ -1,5 +1,5 @@
 /**
- * Workflows as stored and as the API shows them (decisions: "Workflows"). A workflow's steps and
+ * Workflows as stored and as the API shows them (docs/workflows.md). A workflow's steps and
  * transitions live inside its one definition item (`WORKFLOW#<id>` in the project's partition), so
  * a step run reads the whole graph in one read. Executions are items of their own
  * (`executions-repository.ts`).

@@ -1,5 +1,5 @@
 /**
- * Workflow definition use cases (decisions, "Workflows"): create, read, list, change and delete a
+ * Workflow definition use cases (docs/workflows.md): create, read, list, change and delete a
  * workflow, its steps and its transitions. Execution endpoints are `executions.ts`.
  *
  * Every change is a read-modify-write of the one definition item, conditional on the version

@@ -1,5 +1,5 @@
 /**
- * The HTTP call of a WEBHOOK step (decisions: "Workflows"): the step's URL, header values and
+ * The HTTP call of a WEBHOOK step (docs/workflows.md): the step's URL, header values and
  * body rendered with Liquid, then sent with `safeRequest` (no private targets, redirects checked,
  * 10 s deadline), signed, and retried with backoff on network errors, 5xx and 429.
  *

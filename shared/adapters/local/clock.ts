@@ -1,5 +1,5 @@
 /**
- * The local runtime's clock (decisions.md, "Local runtime"): the system time (or an injected base
+ * The local runtime's clock (README, `POST /_local/clock`): the system time (or an injected base
  * clock) plus an offset that only grows. `POST /_local/clock {advance: seconds}` moves it forward
  * for every handler and adapter that reads it, and whatever fell due meanwhile (one-off and
  * recurring schedules, queue delays and retry backoffs) is fired at once by the listeners the

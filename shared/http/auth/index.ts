@@ -21,7 +21,7 @@ import type { Authenticator, Authenticators } from './types';
  * failed-authentication count, as the routes of a Lambda instance do.
  *
  * Project routes (`secret`) take the project's secret key, or a signed-in member's session cookie
- * with `X-Project-Id` (decisions.md): a request with an `Authorization` header is always judged
+ * with `X-Project-Id` (docs/accounts.md): a request with an `Authorization` header is always judged
  * by its key; one with no such header and a session cookie, by the session.
  */
 export function routeAuthenticators(deps: Deps): Authenticators {

@@ -1,7 +1,7 @@
 /**
  * A session on a project route: the signed-in user (shared/http/auth/session.ts) acting for the
  * project `X-Project-Id` names, which they must be a member of. Anyone else gets 404, as if the
- * project did not exist (decisions.md), so a session cannot probe which project ids exist.
+ * project did not exist (docs/accounts.md), so a session cannot probe which project ids exist.
  */
 import { getMembership } from '../../accounts/repository';
 import { AppError, badRequest } from '../../errors';
