@@ -3204,7 +3204,7 @@ export interface operations {
           };
         };
       };
-      400: components["responses"]["BadRequest"];
+      400: components["responses"]["FlatBadRequest"];
       401: components["responses"]["InvalidKey"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];

@@ -6,7 +6,8 @@
  *   declares nor a part of it;
  * - it answers a success status its route does not list in `responses`, or a JSON body that the
  *   listed schema does not accept;
- * - it answers an error code missing from the catalogue (shared/http/error-codes.ts).
+ * - it answers an error code missing from the catalogue (shared/http/error-codes.ts), or the flat
+ *   `{error}` 400 without `flatBadRequest`.
  * Off (production), none of this runs.
  */
 import type * as z from 'zod/mini';
@@ -101,11 +102,20 @@ function undocumentedField(sent: unknown, parsed: unknown, path: string): string
   return undefined;
 }
 
-/** Checks an error answer's code against the catalogue; answers why it fails, or undefined. */
-export function undocumentedErrorCode(code: string): string | undefined {
-  return isErrorCode(code)
-    ? undefined
-    : `Error code ${code} is not in shared/http/error-codes.ts, so the API reference does not list it`;
+/**
+ * Checks an error answer against the reference: its code is in the catalogue, and a flat `{error}`
+ * 400 comes only from a route that says it answers one. Answers why it fails, or undefined.
+ */
+export function undocumentedError(
+  error: { readonly code: string; readonly extra: { readonly flat?: boolean } },
+  doc: RouteDoc | undefined,
+  route: string,
+): string | undefined {
+  if (!isErrorCode(error.code))
+    return `Error code ${error.code} is not in shared/http/error-codes.ts, so the API reference does not list it`;
+  if (error.extra.flat && doc && !doc.flatBadRequest)
+    return `Route ${route} answered a flat {error} 400, which its RouteDoc (flatBadRequest) does not say`;
+  return undefined;
 }
 
 /** An object schema all of whose fields are parts of the declared one (a `z.extend` of it, say). */

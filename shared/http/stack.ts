@@ -21,7 +21,7 @@ import { isPreflight, preflightHeaders } from './cors';
 import { declaredDeps } from './ports';
 import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
-import { checkedCall, schemaChecks, undocumentedErrorCode } from './schema-check';
+import { checkedCall, schemaChecks, undocumentedError } from './schema-check';
 import { parse } from './validation';
 
 export { CACHE_TTL_MS, NEGATIVE_CACHE_TTL_MS } from './auth';
@@ -181,6 +181,9 @@ export function httpGroup(
   const scoped = declaredDeps(deps, 'http', groupName);
   const impls = typeof routes === 'function' ? routes(scoped) : routes;
   const authByRoute = checkRoutes(group, impls);
+  const docByRoute = new Map<string, RouteDoc>(
+    impls.map((r) => [routeKey({ method: r.method as 'GET', path: r.path }), r]),
+  );
   const authenticators = options.authenticators ?? routeAuthenticators(scoped);
   const states = new WeakMap<HttpEvent, State>();
   const checking = schemaChecks();
@@ -312,7 +315,9 @@ export function httpGroup(
       const s = states.get(request.event);
       const requestId = s?.requestId ?? scoped.ids.uuid();
       let error = toAppError(request.error, requestId);
-      const undocumented = checking ? undocumentedErrorCode(error.code) : undefined;
+      const undocumented = checking
+        ? undocumentedError(error, docByRoute.get(request.event.routeKey), request.event.routeKey)
+        : undefined;
       if (undocumented) error = toAppError(new Error(undocumented), requestId);
       const response = errorResponse(error, requestId, scoped.clock.now());
       response.headers['x-request-id'] = requestId;

@@ -15,6 +15,7 @@ export function routes(deps: Deps): RouteImpl[] {
     {
       method: 'POST',
       path: '/uploads/image',
+      flatBadRequest: true,
       responses: { 201: uploadedImageAnswer },
       summary: 'Upload an image (multipart part `file`, at most 4 MB) to use in emails',
       rawBody: {

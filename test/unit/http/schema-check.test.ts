@@ -6,7 +6,7 @@
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
-import { AppError } from '../../../shared/errors';
+import { AppError, flatBadRequest } from '../../../shared/errors';
 import { ok } from '../../../shared/http/response';
 import { type HttpHandler, httpGroup, type OpenRouteImpl } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
@@ -118,5 +118,20 @@ describe('schema checks', () => {
       },
     });
     expect((await call(known)).body.error.code).toBe('CONTACT_BUSY');
+  });
+
+  it('fail a flat {error} 400 from a route that does not say it answers one', async () => {
+    quiet();
+    const refuse = async () => {
+      throw flatBadRequest('name is required');
+    };
+    expect(await call(group({ flatBadRequest: true, handler: refuse }))).toEqual({
+      status: 400,
+      body: { error: 'name is required' },
+    });
+    expect((await call(group({ handler: refuse }))).status).toBe(500);
+    expect(logged.join()).toMatch(
+      /answered a flat \{error\} 400, which its RouteDoc \(flatBadRequest\) does not say/,
+    );
   });
 });
