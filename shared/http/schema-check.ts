@@ -8,15 +8,13 @@
  *   listed schema does not accept;
  * - it answers an error code missing from the catalogue (shared/http/error-codes.ts), or the flat
  *   `{error}` 400 without `flatBadRequest`.
- * Off (production), none of this runs.
+ * Off (production), none of this runs, nor is it loaded (the stack imports it only when on).
  */
 import type * as z from 'zod/mini';
 import { isErrorCode } from './error-codes';
 import type { HttpResult } from './response';
 import type { RouteDoc } from './stack';
 import { type ParseWatch, watchParses } from './validation';
-
-export const schemaChecks = (): boolean => process.env.SESAME_CHECK_SCHEMAS === '1';
 
 /** Runs the handler `call` of route `key`, checking what it parses and answers against `doc`. */
 export async function checkedCall(

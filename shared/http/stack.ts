@@ -21,7 +21,6 @@ import { isPreflight, preflightHeaders } from './cors';
 import { declaredDeps } from './ports';
 import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
-import { checkedCall, schemaChecks, undocumentedError } from './schema-check';
 import { parse } from './validation';
 
 export { CACHE_TTL_MS, NEGATIVE_CACHE_TTL_MS } from './auth';
@@ -186,7 +185,8 @@ export function httpGroup(
   );
   const authenticators = options.authenticators ?? routeAuthenticators(scoped);
   const states = new WeakMap<HttpEvent, State>();
-  const checking = schemaChecks();
+  // Loaded only when on (the test tiers), so that no cold start on AWS pays for it.
+  const checks = process.env.SESAME_CHECK_SCHEMAS === '1' ? import('./schema-check') : undefined;
   const stateOf = (event: HttpEvent) => {
     const s = states.get(event);
     if (!s) throw new Error('Request state missing');
@@ -230,8 +230,8 @@ export function httpGroup(
           if (!principal) throw invalidApiKey();
           return r.handler({ ...req, projectId: principal.projectId, principal });
         };
-        if (!checking) return call();
-        return checkedCall(`${r.method} ${r.path}`, r, req.body, req.query, call);
+        if (!checks) return call();
+        return (await checks).checkedCall(`${r.method} ${r.path}`, r, req.body, req.query, call);
       },
     })),
     notFoundResponse: ({ method, path }) => {
@@ -311,12 +311,16 @@ export function httpGroup(
       response.headers = { ...response.headers, 'x-request-id': s.requestId };
       if (s.rateLimit) Object.assign(response.headers, rateLimitHeaders(s.rateLimit));
     },
-    onError: (request) => {
+    onError: async (request) => {
       const s = states.get(request.event);
       const requestId = s?.requestId ?? scoped.ids.uuid();
       let error = toAppError(request.error, requestId);
-      const undocumented = checking
-        ? undocumentedError(error, docByRoute.get(request.event.routeKey), request.event.routeKey)
+      const undocumented = checks
+        ? (await checks).undocumentedError(
+            error,
+            docByRoute.get(request.event.routeKey),
+            request.event.routeKey,
+          )
         : undefined;
       if (undocumented) error = toAppError(new Error(undocumented), requestId);
       const response = errorResponse(error, requestId, scoped.clock.now());

@@ -61,6 +61,7 @@ describe('http stack', () => {
     {
       method: 'POST',
       path: '/contacts',
+      flatBadRequest: true,
       handler: async (req: AuthedRequest) => {
         if (!req.body) throw flatBadRequest('email is required');
         return ok({ body: req.body });
