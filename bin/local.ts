@@ -29,7 +29,8 @@ async function main(): Promise<void> {
       `  Secret key     ${runtime.secretKey}`,
       `  Public key     ${runtime.publicKey}`,
       `  Sender domain  ${runtime.senderDomain} (verified)`,
-      `  Mail sink      ${runtime.url}/_local/mail  (JSON: ${runtime.url}/_local/emails)`,
+      `  API reference  ${runtime.url}/docs  (OpenAPI: ${runtime.url}/openapi.json)`,
+      `  Local inbox    ${runtime.url}/_local/mail  (JSON: ${runtime.url}/_local/emails)`,
       `  Data           ${runtime.dataDir ?? 'in memory'}`,
       `  DNS            ${env.SESAME_DNS_FILE ? `zone file ${env.SESAME_DNS_FILE}` : 'system resolver'}`,
       // The clock's advances (POST /_local/clock) are kept in the data folder: say so when set.
