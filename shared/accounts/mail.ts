@@ -4,7 +4,6 @@
  * (`config.systemFrom`). They belong to no project: no email record, event or counter.
  */
 import type { Deps } from '../ports';
-import { buildMime } from '../sending/mime';
 import { escapeHtml } from '../subscriptions/pages';
 
 export interface AccountMail {
@@ -30,6 +29,8 @@ export async function sendAccountMail(
     );
     return false;
   }
+  // The MIME builder (nodemailer's composer) loads on the first account mail, not at every cold start.
+  const { buildMime } = await import('../sending/mime');
   const raw = await buildMime({
     from: { email: from, name: 'Sesame' },
     to: { email: mail.to },

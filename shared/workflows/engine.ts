@@ -72,8 +72,7 @@ import {
   type Workflow,
 } from './model';
 import { getWorkflowRecord } from './repository';
-import { runSendEmailStep, SendInFlightError } from './send-step';
-import { callWebhook, renderWebhook } from './webhook';
+import { SendInFlightError } from './step-errors';
 
 export const WORKFLOW_STARTED = 'workflow.started';
 export const WORKFLOW_COMPLETED = 'workflow.completed';
@@ -348,6 +347,8 @@ async function runStep(deps: Deps, execution: ExecutionRecord, workflow: Loaded[
     case 'SEND_EMAIL': {
       const contact = await liveContact(deps, execution);
       if (!contact) return endExecution(deps, execution, 'FAILED', { error: 'The contact was deleted' });
+      // Rendering and MIME load on the first send, not with every module that starts executions.
+      const { runSendEmailStep } = await import('./send-step');
       const out = await runSendEmailStep(deps, execution, step.id, step.config as SendEmailConfig, contact);
       if (!out.ok) return endExecution(deps, execution, 'FAILED', { error: out.error, step });
       return goOn(deps, execution, workflow, step, null, out.result);
@@ -470,6 +471,7 @@ async function runWebhookStep(
   }
   const contact = await liveContact(deps, execution);
   const config = step.config as WebhookConfig;
+  const { callWebhook, renderWebhook } = await import('./webhook');
   let call: Awaited<ReturnType<typeof renderWebhook>>;
   try {
     call = await renderWebhook(config, webhookVariables(execution, workflow, contact));

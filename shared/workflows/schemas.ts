@@ -24,7 +24,7 @@ import {
   type TriggerType,
   type WebhookConfig,
 } from './model';
-import { isReservedWebhookHeader } from './webhook';
+import { isReservedWebhookHeader } from './webhook-headers';
 
 /** Name and description bounds (as segments). */
 export const MAX_WORKFLOW_NAME_CHARS = 100;

@@ -35,6 +35,7 @@ import { linkSettings } from '../subscriptions/links';
 import { getTemplateRecord } from '../templates/repository';
 import type { ExecutionRecord } from './executions-repository';
 import type { SendEmailConfig } from './model';
+import { SendInFlightError } from './step-errors';
 
 /** The email and event ids of the step's email in the execution. */
 export function workflowEmailIds(executionId: string, stepId: string): EmailIds {
@@ -44,11 +45,6 @@ export function workflowEmailIds(executionId: string, stepId: string): EmailIds 
     sentEvent: nameUuid(`${base}:sent`),
     failedEvent: nameUuid(`${base}:failed`),
   };
-}
-
-/** A send another attempt is making right now: the step is tried again later. */
-export class SendInFlightError extends Error {
-  override readonly name = 'SendInFlightError';
 }
 
 export type SendStepOutcome =

@@ -10,7 +10,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   ForbiddenTargetError,
-  FRAMING_HEADERS,
   type LookupFn,
   NetworkError,
   safeRequest,
@@ -18,6 +17,9 @@ import {
 } from '../net/safe-fetch';
 import { compile, RenderError, render, TemplateSyntaxError } from '../rendering';
 import type { WebhookConfig } from './model';
+import { isReservedWebhookHeader } from './webhook-headers';
+
+export { isReservedWebhookHeader, RESERVED_WEBHOOK_HEADERS } from './webhook-headers';
 
 /** A rendered WEBHOOK step, ready to send. */
 export interface WebhookCall {
@@ -55,22 +57,6 @@ export interface CallWebhookOptions {
 export class WebhookConfigError extends Error {
   override readonly name = 'WebhookConfigError';
   readonly retryable = false;
-}
-
-/**
- * Headers Sesame sets itself; a step's own values for them are dropped when sent (names compared
- * case-insensitively). Step validation may refuse them up front with `isReservedWebhookHeader`.
- */
-export const RESERVED_WEBHOOK_HEADERS: readonly string[] = [
-  'sesame-signature',
-  'sesame-delivery',
-  'user-agent',
-  ...FRAMING_HEADERS,
-];
-const reserved = new Set(RESERVED_WEBHOOK_HEADERS);
-
-export function isReservedWebhookHeader(name: string): boolean {
-  return reserved.has(name.toLowerCase());
 }
 
 export const WEBHOOK_USER_AGENT = 'Sesame-Webhook/1';
