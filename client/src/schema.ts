@@ -2382,7 +2382,17 @@ export interface operations {
     responses: {
       200: {
         headers: { [name: string]: unknown };
-        content?: never;
+        content: {
+          "application/json": {
+            openapi: "3.1.0";
+            info: {
+              title: string;
+              version: string;
+            } & Record<string, unknown>;
+            paths: Record<string, Record<string, unknown>>;
+            components: Record<string, unknown>;
+          } & Record<string, unknown>;
+        };
       };
       default: components["responses"]["OtherError"];
     };

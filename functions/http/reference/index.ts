@@ -3,6 +3,7 @@
  * `npm run openapi` from the routes' schemas) and `GET /docs`, a page that renders it, with its
  * script. Open routes, like `/config`: the API's description is no secret.
  */
+import * as z from 'zod/mini';
 import openApiDocument from '../../../docs/openapi.json';
 import { lambdaEntry } from '../../../shared/http/lambda';
 import { httpGroup, type OpenRouteImpl } from '../../../shared/http/stack';
@@ -10,6 +11,14 @@ import { REFERENCE_CSP, REFERENCE_HTML, REFERENCE_JS } from '../../../shared/ope
 import type { Deps } from '../../../shared/ports';
 
 const DOCUMENT = JSON.stringify(openApiDocument);
+
+/** An OpenAPI 3.1 document, as far as this one describes itself. */
+const openApiDocumentAnswer = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.unknown()),
+});
 const CACHE = 'public, max-age=300';
 
 const text = (contentType: string, body: string) => ({
@@ -29,7 +38,7 @@ export const routes = (_deps: Deps): OpenRouteImpl[] => [
     path: '/openapi.json',
     auth: 'none',
     summary: 'This document',
-    responses: { 200: null },
+    responses: { 200: openApiDocumentAnswer },
     handler: async () => ({
       statusCode: 200,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': CACHE },
