@@ -2,31 +2,27 @@
 import * as z from 'zod/mini';
 import { rawConditionSchema } from '../conditions/schema';
 import { enveloped, id, instant, nullableInstant, offsetPageOf } from '../http/answers';
-import { templateTypeSchema } from '../templates/schemas';
+import { templateContentFields } from '../templates/responses';
 import { AUDIENCE_TYPES, CAMPAIGN_STATUSES } from './schemas';
 
-export const campaignAnswer = z.object({
-  id,
-  projectId: id,
-  name: z.string(),
-  description: z.nullable(z.string()),
-  subject: z.string(),
-  body: z.string(),
-  from: z.string(),
-  fromName: z.nullable(z.string()),
-  replyTo: z.nullable(z.string()),
-  type: templateTypeSchema,
-  status: z.enum(CAMPAIGN_STATUSES),
-  audienceType: z.enum(AUDIENCE_TYPES),
-  audienceCondition: z.nullable(rawConditionSchema),
-  segmentId: z.nullable(id),
-  scheduledFor: nullableInstant,
+/** What a campaign and its stats both count. */
+const counters = {
   totalRecipients: z.number(),
   sentCount: z.number(),
   deliveredCount: z.number(),
   openedCount: z.number(),
   clickedCount: z.number(),
   bouncedCount: z.number(),
+};
+
+export const campaignAnswer = z.object({
+  ...templateContentFields,
+  status: z.enum(CAMPAIGN_STATUSES),
+  audienceType: z.enum(AUDIENCE_TYPES),
+  audienceCondition: z.nullable(rawConditionSchema),
+  segmentId: z.nullable(id),
+  scheduledFor: nullableInstant,
+  ...counters,
   sentAt: nullableInstant,
   createdAt: instant,
   updatedAt: instant,
@@ -37,12 +33,7 @@ export const campaignEnvelopeAnswer = enveloped(campaignAnswer);
 
 export const campaignStatsAnswer = enveloped(
   z.object({
-    totalRecipients: z.number(),
-    sentCount: z.number(),
-    deliveredCount: z.number(),
-    openedCount: z.number(),
-    clickedCount: z.number(),
-    bouncedCount: z.number(),
+    ...counters,
     complainedCount: z.number(),
     unsubscribedCount: z.number(),
     openRate: z.number(),

@@ -3,7 +3,8 @@ import * as z from 'zod/mini';
 import { id, instant, namedRef, offsetPageOf } from '../http/answers';
 import { templateTypeSchema } from './schemas';
 
-export const templateAnswer = z.object({
+/** A template's content, which a campaign carries too. */
+export const templateContentFields = {
   id,
   projectId: id,
   name: z.string(),
@@ -14,6 +15,10 @@ export const templateAnswer = z.object({
   fromName: z.nullable(z.string()),
   replyTo: z.nullable(z.string()),
   type: templateTypeSchema,
+};
+
+export const templateAnswer = z.object({
+  ...templateContentFields,
   createdAt: instant,
   updatedAt: instant,
 });
