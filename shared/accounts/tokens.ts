@@ -5,7 +5,6 @@
  * token of one kind never verifies as another and rotating that one secret signs everyone out.
  */
 import { hkdfSync } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
 import type { AppConfig } from '../config/env';
 
 const ISSUER = 'sesame';
@@ -13,6 +12,12 @@ const ISSUER = 'sesame';
 export type TokenPurpose = 'session' | 'verify-email' | 'reset-password' | 'invite';
 
 const keys = new Map<string, Uint8Array>();
+
+/**
+ * jose, loaded on the first token signed or checked: every route group has the session
+ * authenticator, and a request with an API key never needs it.
+ */
+const jose = () => import('jose');
 
 async function keyFor(config: Pick<AppConfig, 'linkSigningSecret'>, purpose: TokenPurpose) {
   const secret = await config.linkSigningSecret();
@@ -43,6 +48,7 @@ export async function signToken(
   ttlSeconds: number,
 ): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
+  const { SignJWT } = await jose();
   return new SignJWT({ pur: purpose, ...(claims.data ? { dat: claims.data } : {}) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER)
@@ -60,6 +66,7 @@ export async function verifyToken(
   token: string,
   now: Date,
 ): Promise<TokenClaims | undefined> {
+  const { errors, jwtVerify } = await jose();
   try {
     const { payload } = await jwtVerify(token, await keyFor(config, purpose), {
       issuer: ISSUER,
