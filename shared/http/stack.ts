@@ -61,8 +61,6 @@ export interface AuthedRequest<Params = PathParams> extends ApiRequest<Params> {
  * answer does not match `responses`.
  */
 export interface RouteDoc {
-  /** One line for the reference. */
-  readonly summary?: string;
   /** The JSON body's schema (what the handler parses `req.body` with). */
   readonly body?: z.ZodMiniType;
   /** The body is not JSON: its media type and a description (multipart uploads, webhooks). */

@@ -28,13 +28,15 @@ export interface ExtraOperation {
   readonly operation: Json;
 }
 
-/**
- * Schemas that JSON Schema can only state with a `$ref` to themselves (a condition tree nests
- * conditions): zod emits them under `$defs`, which this moves to `components.schemas`.
- */
-let hoisted: Record<string, Json> = {};
+/** A zod schema as JSON Schema, input or output side. */
+type SchemaOf = (schema: z.ZodMiniType, io: 'input' | 'output') => Json;
 
-const toSchema = (schema: z.ZodMiniType, io: 'input' | 'output'): Json => {
+/**
+ * The JSON Schema of `schema`. What zod emits under `$defs` (the schemas with an id, and those
+ * that refer to themselves, such as a condition tree) goes to `named`, the document's
+ * `components.schemas`.
+ */
+const toSchema = (schema: z.ZodMiniType, io: 'input' | 'output', named: Record<string, Json>): Json => {
   const {
     $schema: _,
     $defs,
@@ -47,7 +49,7 @@ const toSchema = (schema: z.ZodMiniType, io: 'input' | 'output'): Json => {
       const wire = io === 'input' ? wireInputOf(ctx.zodSchema) : undefined;
       if (!wire) return;
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Json)[key];
-      Object.assign(ctx.jsonSchema, toSchema(wire, 'input'));
+      Object.assign(ctx.jsonSchema, toSchema(wire, 'input', named));
     },
   }) as Json & { $defs?: Record<string, Json> };
   if (!$defs) return rest;
@@ -71,9 +73,9 @@ const toSchema = (schema: z.ZodMiniType, io: 'input' | 'output'): Json => {
       throw new Error('A recursive schema needs an id in z.globalRegistry to be named in the document');
     const name = `${key}${suffix}`;
     const schema = rewrite(def) as Json;
-    if (hoisted[name] && JSON.stringify(hoisted[name]) !== JSON.stringify(schema))
+    if (named[name] && JSON.stringify(named[name]) !== JSON.stringify(schema))
       throw new Error(`Two different schemas are named ${name} in the document`);
-    hoisted[name] = schema;
+    named[name] = schema;
   }
   return rewrite(rest) as Json;
 };
@@ -99,7 +101,7 @@ export function operationId(method: string, path: string): string {
   return method.toLowerCase() + words.join('');
 }
 
-function parameters(impl: AnyRouteImpl, auth: RouteAuth): Json[] {
+function parameters(impl: AnyRouteImpl, auth: RouteAuth, toSchema: SchemaOf): Json[] {
   const out: Json[] = [];
   const params = impl.params ? toSchema(impl.params, 'input') : undefined;
   const paramProps = (params?.properties ?? {}) as Record<string, Json>;
@@ -133,7 +135,7 @@ function parameters(impl: AnyRouteImpl, auth: RouteAuth): Json[] {
   return out;
 }
 
-function requestBody(impl: AnyRouteImpl): Json | undefined {
+function requestBody(impl: AnyRouteImpl, toSchema: SchemaOf): Json | undefined {
   if (impl.rawBody) {
     return {
       required: true,
@@ -160,7 +162,7 @@ const ERROR_RESPONSES = {
 
 export const errorRef = (name: keyof typeof ERROR_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
 
-function responses(impl: AnyRouteImpl, auth: RouteAuth): Json {
+function responses(impl: AnyRouteImpl, auth: RouteAuth, toSchema: SchemaOf): Json {
   const out: Json = {};
   for (const [status, schema] of Object.entries(impl.responses ?? {})) {
     out[status] = schema
@@ -261,7 +263,8 @@ function codeTable(): string {
 
 /** The document, from every group's routes and the operations no Lambda implements. */
 export function buildDocument(groups: readonly GroupRoutes[], extra: readonly ExtraOperation[]): Json {
-  hoisted = {};
+  const named: Record<string, Json> = {};
+  const schemaOf: SchemaOf = (schema, io) => toSchema(schema, io, named);
   const paths: Record<string, Json> = {};
   const add = (path: string, method: string, operation: Json) => {
     paths[path] ??= {};
@@ -273,9 +276,9 @@ export function buildDocument(groups: readonly GroupRoutes[], extra: readonly Ex
       const impl = impls.find((i) => i.method === r.method && i.path === r.path);
       if (!impl) throw new Error(`Route ${routeKey(r)} of group ${def.name} has no implementation`);
       const auth = r.auth ?? 'secret';
-      const summary = impl.summary ?? SUMMARIES[routeKey(r)];
-      const body = requestBody(impl);
-      const params = parameters(impl, auth);
+      const summary = SUMMARIES[routeKey(r)];
+      const body = requestBody(impl, schemaOf);
+      const params = parameters(impl, auth, schemaOf);
       add(r.path, r.method, {
         operationId: operationId(r.method, r.path),
         tags: [def.name],
@@ -283,7 +286,7 @@ export function buildDocument(groups: readonly GroupRoutes[], extra: readonly Ex
         security: security[auth],
         ...(params.length > 0 ? { parameters: params } : {}),
         ...(body ? { requestBody: body } : {}),
-        responses: responses(impl, auth),
+        responses: responses(impl, auth, schemaOf),
       });
     }
   }
@@ -300,6 +303,6 @@ export function buildDocument(groups: readonly GroupRoutes[], extra: readonly Ex
     servers: [{ url: '/' }],
     tags: manifest.routeGroups.map((g) => ({ name: g.name })),
     paths: sorted,
-    components: { ...components, schemas: { ...components.schemas, ...hoisted } },
+    components: { ...components, schemas: { ...components.schemas, ...named } },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * One line for each route in the API reference, by route key (a route's own `RouteDoc.summary`
- * wins). Kept here rather than in the manifest, which every Lambda bundles; the document test fails
- * for an operation without one.
+ * One line for each route in the API reference, by route key. Kept here rather than in the
+ * manifest or the routes, which the Lambdas bundle; the document test fails for an operation
+ * without one.
  */
 export const SUMMARIES: Readonly<Record<string, string>> = {
   'GET /contacts': 'List contacts (cursor pages; filter by subscription, search by email)',
@@ -19,9 +19,15 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'POST /contacts/bulk-unsubscribe': 'Unsubscribe up to 1,000 contacts (a job)',
   'POST /contacts/bulk-delete': 'Delete up to 1,000 contacts (a job)',
   'GET /contacts/bulk/{jobId}': 'Poll a bulk job',
+  'POST /v1/send': 'Send email now, from inline content or a template',
+  'POST /v1/track': 'Track an event for a contact (public key, from a browser)',
+  'POST /events/track': 'Track an event for a contact',
+  'POST /webhooks/sns': "SNS deliveries of the SES event topic (SNS's signature authenticates them)",
+  'POST /webhooks/incoming/stripe': 'Stripe events (the Stripe-Signature header authenticates them)',
   'POST /v1/verify': 'Check an email address: syntax, domain, MX, disposable, typo',
   'GET /v1/subscription/{token}': 'The subscription page of a signed email link (HTML)',
-  'POST /v1/subscription/{token}': 'Subscribe or unsubscribe from a signed email link',
+  'POST /v1/subscription/{token}':
+    'Subscribe or unsubscribe from a signed email link (a form post, or a one-click List-Unsubscribe)',
   'GET /templates': 'List templates (offset pages; filter by type, search)',
   'POST /templates': 'Create a template',
   'GET /templates/{id}': 'Read a template',
@@ -75,7 +81,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'GET /workflows/{id}/executions/{executionId}': 'Read an execution with its history',
   'DELETE /workflows/{id}/executions/{executionId}': 'Cancel an execution',
   'POST /workflows/{id}/executions/cancel-all': 'Cancel every running or waiting execution',
-  'POST /uploads/image': 'Upload an image to use in emails',
+  'POST /uploads/image': 'Upload an image (multipart part `file`, at most 4 MB) to use in emails',
   'GET /activity': 'The activity feed (cursor pages; filter by type, contact, dates)',
   'GET /activity/stats': 'Email and event totals over the last days',
   'GET /activity/recent-count': 'How much activity the last minutes saw',

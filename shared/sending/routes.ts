@@ -17,7 +17,6 @@ export function sendRoutes(deps: Deps): RouteImpl[] {
       method: 'POST',
       path: '/v1/send',
       responses: { 200: sendAnswer },
-      summary: 'Send email now, from inline content or a template',
       body: sendRequestSchema,
       handler: async (req: AuthedRequest) => {
         // Key and body are checked before the key is claimed: a refused request claims nothing.

@@ -16,7 +16,6 @@ export const snsWebhookRoutes = (deps: Deps): OpenRouteImpl[] => [
     path: '/webhooks/sns',
     responses: { 200: snsDeliveryAnswer },
     auth: 'none',
-    summary: "SNS deliveries of the SES event topic (SNS's signature authenticates them)",
     rawBody: { contentType: 'text/plain', description: 'An SNS HTTPS message (JSON text)' },
     handler: async (req) => ok({ success: true, data: await receiveSnsDelivery(deps, req.rawBody) }),
   },

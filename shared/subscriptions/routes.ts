@@ -59,7 +59,6 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       method: 'GET',
       path: PATH,
       auth: 'none',
-      summary: 'The subscription page of a signed email link (HTML)',
       responses: { 200: null },
       handler: async (req: ApiRequest) => {
         const found = await resolve(req);
@@ -77,8 +76,6 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       path: PATH,
       auth: 'none',
       responses: { 200: null },
-      summary:
-        'Subscribe or unsubscribe from a signed email link (a form post, or a one-click List-Unsubscribe)',
       rawBody: {
         contentType: 'application/x-www-form-urlencoded',
         description: '`action=subscribe|unsubscribe`, or `List-Unsubscribe=One-Click`',

@@ -70,7 +70,6 @@ export const trackRoutes = (deps: Deps): RouteImpl[] => [
     method: 'POST',
     path: '/v1/track',
     responses: { 200: trackAnswer },
-    summary: 'Track an event for a contact (public key, from a browser)',
     body: trackSchema,
     handler: trackHandler(deps, '/v1/track', 'track'),
   },

@@ -31,7 +31,6 @@ export const routes = (deps: Deps): OpenRouteImpl[] => [
     method: 'GET',
     path: '/config',
     auth: 'none',
-    summary: 'What this deployment offers',
     responses: { 200: configAnswer },
     handler: async () => ok(configBody(deps)),
   },

@@ -40,7 +40,6 @@ export function routes(deps: Deps): RouteImpl[] {
       method: 'POST',
       path: '/events/track',
       responses: { 200: trackAnswer },
-      summary: 'Track an event for a contact',
       body: trackSchema,
       handler: trackHandler(deps, '/events/track', 'events'),
     },

@@ -37,7 +37,6 @@ export const routes = (_deps: Deps): OpenRouteImpl[] => [
     method: 'GET',
     path: '/openapi.json',
     auth: 'none',
-    summary: 'This document',
     responses: { 200: openApiDocumentAnswer },
     handler: async () => ({
       statusCode: 200,
@@ -49,7 +48,6 @@ export const routes = (_deps: Deps): OpenRouteImpl[] => [
     method: 'GET',
     path: '/docs',
     auth: 'none',
-    summary: 'The API reference, as a page that renders this document',
     responses: { 200: null },
     handler: async () => text('text/html; charset=utf-8', REFERENCE_HTML),
   },
@@ -57,7 +55,6 @@ export const routes = (_deps: Deps): OpenRouteImpl[] => [
     method: 'GET',
     path: '/docs/reference.js',
     auth: 'none',
-    summary: "The reference page's script",
     responses: { 200: null },
     handler: async () => text('text/javascript; charset=utf-8', REFERENCE_JS),
   },

@@ -20,7 +20,6 @@ export const routes = (deps: Deps): OpenRouteImpl[] => [
     path: '/webhooks/incoming/stripe',
     responses: { 200: stripeDeliveryAnswer },
     auth: 'none',
-    summary: 'Stripe events (the Stripe-Signature header authenticates them)',
     rawBody: {
       contentType: 'application/json',
       description: 'A Stripe event, checked against Stripe-Signature',

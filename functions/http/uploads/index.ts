@@ -17,7 +17,6 @@ export function routes(deps: Deps): RouteImpl[] {
       path: '/uploads/image',
       flatBadRequest: true,
       responses: { 201: uploadedImageAnswer },
-      summary: 'Upload an image (multipart part `file`, at most 4 MB) to use in emails',
       rawBody: {
         contentType: 'multipart/form-data',
         description: 'The image in the part `file` (PNG, JPEG, GIF or WebP, at most 4 MB)',
