@@ -14,6 +14,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { repoRoot } from './paths';
 
 /**
  * ESM needs `require` for the CommonJS dependencies esbuild inlines (parts of the AWS SDK among
@@ -21,6 +22,30 @@ import * as esbuild from 'esbuild';
  */
 const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * The builtins bundled from lib/builtins/<name>.mjs rather than imported as ESM: each takes the
+ * module from `process.getBuiltinModule` and exports its data properties. Node 22 loads a builtin
+ * imported as ESM through a facade that reads every export, and some exports load more on their
+ * first read: `node:http`'s `WebSocket`, `CloseEvent` and `MessageEvent` compile the whole of undici
+ * (an ESM import of it took about 27 ms, where `getBuiltinModule` takes about 2), `node:util`'s
+ * load parse_args, the diff module and worker_threads, and `node:process`'s open stdin, stdout
+ * and stderr. (`node:fs` is left as it is: the SDK imports its lazy `promises` and `ReadStream`,
+ * so a shim would load what its facade does.) middy's util imports `STATUS_CODES` from `node:http`,
+ * so every HTTP function paid for undici at import. test/infra/bundling.test.ts shows a bundle
+ * that imports them, statically and through `import()`, without loading what they would.
+ */
+export const BUILTIN_SHIMS = ['http', 'process', 'util'] as const;
+const builtinAliases = Object.fromEntries(
+  BUILTIN_SHIMS.flatMap((name) => {
+    // (An alias also covers a module's subpaths: none of these has one that code imports.)
+    const shim = path.join(repoRoot, 'lib/builtins', `${name}.mjs`);
+    return [
+      [`node:${name}`, shim],
+      [name, shim],
+    ];
+  }),
+);
 
 /** The bundling settings every function shares. */
 export const sesameBundling = {
@@ -65,6 +90,7 @@ export function esbuildOptions(
         ? sesameBundling.banner
         : "import { createRequire as __bannerRequire } from 'node:module'; const require = __bannerRequire(import.meta.url);",
     },
+    alias: builtinAliases,
     metafile: true,
     logLevel: 'error',
   };
@@ -89,13 +115,27 @@ export async function bundleEntry(
   options: { minify?: boolean } = {},
 ): Promise<BundleResult> {
   const result = await esbuild.build(esbuildOptions(entry, outdir, options));
+  refuseUndefinedImports(result.warnings);
   return pruneUnreachable(result.metafile, outdir);
 }
 
 /** `bundleEntry`, synchronously (CDK's local bundling is synchronous). */
 export function bundleEntrySync(entry: string, outdir: string): BundleResult {
   const result = esbuild.buildSync(esbuildOptions(entry, outdir));
+  refuseUndefinedImports(result.warnings);
   return pruneUnreachable(result.metafile, outdir);
+}
+
+/**
+ * A property read through a namespace import that the module does not export is only a warning to
+ * esbuild ("will always be undefined"): with `BUILTIN_SHIMS`, that is a builtin's accessor that the
+ * shim leaves out, so the build fails instead.
+ */
+function refuseUndefinedImports(warnings: readonly esbuild.Message[]): void {
+  const undefinedImports = warnings.filter((w) => w.id === 'import-is-undefined');
+  if (undefinedImports.length === 0) return;
+  const where = undefinedImports.map((w) => `${w.location?.file}:${w.location?.line}: ${w.text}`);
+  throw new Error(`Bundling refused imports that would be undefined:\n${where.join('\n')}`);
 }
 
 function pruneUnreachable(metafile: esbuild.Metafile, outdir: string): BundleResult {

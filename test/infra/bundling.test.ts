@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as esbuild from 'esbuild';
 import { expect, it } from 'vitest';
+import { bundleEntry, esbuildOptions } from '../../lib/bundling';
 import { SesameFunction } from '../../lib/constructs/sesame-function';
 
 // Bundles one small fixture for real (esbuild in this process, no Docker) to check the bundling
@@ -52,5 +54,41 @@ it('bundles self-contained, minified ESM chunks with source maps, the AWS SDK in
   } finally {
     rmSync(sandbox, { recursive: true, force: true });
     rmSync(app.outdir, { recursive: true, force: true });
+  }
+});
+
+// Node 22 loads a builtin imported as ESM through a facade that reads every export, and some load
+// more on their first read (node:http's WebSocket compiles undici): lib/bundling.ts bundles the
+// imports of those builtins as lib/builtins/<name>.mjs, which take them from getBuiltinModule.
+it('bundles node:http, node:util and node:process without their ESM facades', async () => {
+  const entry = path.resolve('test/infra/fixtures/http-import-handler.ts');
+  const out = mkdtempSync(path.join(tmpdir(), 'sesame-http-'));
+  const control = mkdtempSync(path.join(tmpdir(), 'sesame-http-control-'));
+  try {
+    const result = await bundleEntry(entry, out);
+    const files = result.files.map((f) => readFileSync(path.join(out, f), 'utf8'));
+    for (const text of files)
+      expect(text).not.toMatch(/(from|import)\s*\(?\s*["']node:(http|util|process)["']/);
+    const run = (dir: string) =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          "const m = await import('./index.mjs'); console.log(await m.handler());",
+        ],
+        { cwd: dir, encoding: 'utf8' },
+      ).trim();
+    expect(run(out)).toBe('Not Found function function string function true loaded:');
+    // Bundled without the aliases, the same code loads what the accessors do (on Node 22, which runs
+    // the tests).
+    const { alias: _alias, ...plain } = esbuildOptions(entry, control);
+    await esbuild.build(plain);
+    expect(run(control)).toBe(
+      'Not Found function function string function true loaded:undici,worker_threads,internal/process/report',
+    );
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(control, { recursive: true, force: true });
   }
 });
