@@ -14,6 +14,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isForbiddenAddress } from './addresses';
+import { FRAMING_HEADERS } from './framing';
 
 /** Resolves a host name to every address it has, as `dns.lookup(host, {all: true})` does. */
 export type LookupFn = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -80,20 +81,6 @@ export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly retryable = true;
 }
-
-/** Set by safeRequest from the URL and the body; callers' values are dropped. */
-export const FRAMING_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-]);
 
 /** Dropped when a redirect leaves the origin, as browsers do. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);

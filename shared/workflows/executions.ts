@@ -1,6 +1,7 @@
 /**
  * The execution endpoints' use cases: a manual start, the offset list with its status filter, one
- * execution, cancelling one or all. The engine that runs them is `engine.ts`.
+ * execution, cancelling one or all. The engine that runs them is `engine.ts`, loaded by the first
+ * start or cancel.
  */
 import * as z from 'zod/mini';
 import { getContactRecord } from '../contacts/repository';
@@ -8,7 +9,6 @@ import { badRequest, conflict, notFound } from '../errors';
 import { offsetPageQuery, parse } from '../http/validation';
 import type { OffsetPage } from '../offset-list';
 import type { Deps } from '../ports';
-import { cancelExecutionRecord, startExecution } from './engine';
 import {
   type ExecutionRecord,
   executionsByStatus,
@@ -77,6 +77,7 @@ export async function startManualExecution(
   if (!workflow.enabled) throw badRequest('The workflow is disabled: enable it before starting executions');
   const contact = await getContactRecord(deps, projectId, input.contactId);
   if (!contact || contact.deletedAt) throw notFound('Contact');
+  const { startExecution } = await import('./engine');
   const out = await startExecution(deps, {
     workflow,
     contactId: contact.id,
@@ -158,6 +159,7 @@ export async function cancelExecution(
   executionId: string,
 ): Promise<Execution> {
   await workflowOf(deps, projectId, workflowId);
+  const { cancelExecutionRecord } = await import('./engine');
   // A step may move the execution between our read and our write: read again and retry.
   for (let attempt = 0; attempt < 5; attempt++) {
     const record = await getExecutionRecord(deps, projectId, workflowId, executionId, { consistent: true });
@@ -181,6 +183,7 @@ export async function cancelAllExecutions(
   workflowId: string,
 ): Promise<{ cancelled: number }> {
   await workflowOf(deps, projectId, workflowId);
+  const { cancelExecutionRecord } = await import('./engine');
   let cancelled = 0;
   for (const status of ACTIVE_STATUSES) {
     for (;;) {

@@ -3,7 +3,7 @@
  * when sent (names compared case-insensitively), and step validation refuses them up front. A
  * module of its own so that validating a step loads neither the renderer nor the HTTP client.
  */
-import { FRAMING_HEADERS } from '../net/safe-fetch';
+import { FRAMING_HEADERS } from '../net/framing';
 
 export const RESERVED_WEBHOOK_HEADERS: readonly string[] = [
   'sesame-signature',
