@@ -9,7 +9,7 @@
  * contacts changed already and counts nothing for them, so the job's last chunk queues a recount
  * (shared/contacts/recount.ts), which sets the counters exactly.
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { mapLimit, readContactRecords } from '../contacts/batch';
 import { StatsDelta } from '../contacts/contribution';
 import { requestRecount } from '../contacts/recount';
@@ -17,9 +17,10 @@ import { deleteContact, findContact, patchContact } from '../contacts/service';
 import { applyStatsDelta } from '../contacts/stats';
 import { AppError, notFound } from '../errors';
 import { type Chunk, type ChunkOptions, chunkedJob, MOVED_ON } from '../jobs/chunked';
-import { defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { disabledFailure, jobMayRun } from '../projects/state';
+import { BULK_JOB, bulkJobMessage } from './messages';
 import {
   type BulkFailure,
   type BulkJob,
@@ -33,17 +34,7 @@ import {
 } from './repository';
 import type { BulkType } from './schemas';
 
-export const BULK_JOB = 'bulk.run';
-
-/** The message that starts a bulk job, and each continuation of it: which job to run or resume. */
-export const bulkJobMessage = defineJobMessage({
-  type: BULK_JOB,
-  schema: z.object({
-    type: z.literal(BULK_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    jobId: z.string().check(z.minLength(1)),
-  }),
-});
+export { BULK_JOB, bulkJobMessage };
 
 type BulkMessage = z.infer<typeof bulkJobMessage.schema>;
 

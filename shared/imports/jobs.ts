@@ -3,14 +3,19 @@
  * created" notifications (S3 event messages on the jobs queue) into import jobs.
  */
 import * as z from 'zod/mini';
-import { defineChunkedJob } from '../jobs/chunked';
+import { defineLazyChunkedJob } from '../jobs/chunked';
 import { defineJob, type Normalizer } from '../jobs/registry';
-import { checkUploadDeadline, parseUploadKey, uploadDeadlineJobMessage } from './upload';
-import { IMPORT_JOB, type ImportWorkerOptions, importChunks } from './worker';
+import { IMPORT_JOB, importJobMessage, parseUploadKey, uploadDeadlineJobMessage } from './messages';
+import type { ImportWorkerOptions } from './worker';
 
-/** The import job; tests pass smaller chunks and budgets. */
+/**
+ * The import job; tests pass smaller chunks and budgets. The worker (CSV parsing, multipart) loads
+ * on the first import message.
+ */
 export function importJobs(options: ImportWorkerOptions = {}) {
-  return [defineChunkedJob(importChunks(options))];
+  return [
+    defineLazyChunkedJob(importJobMessage, async () => (await import('./worker')).importChunks(options)),
+  ];
 }
 
 /**
@@ -19,7 +24,7 @@ export function importJobs(options: ImportWorkerOptions = {}) {
  */
 export const uploadDeadlineJob = defineJob({
   ...uploadDeadlineJobMessage,
-  run: (deps, m) => checkUploadDeadline(deps, m.projectId, m.jobId),
+  run: async (deps, m) => (await import('./upload')).checkUploadDeadline(deps, m.projectId, m.jobId),
 });
 
 const s3Event = z.object({

@@ -8,30 +8,26 @@
  * starts the import on the jobs queue. The local gateway emulates the same steps with the same
  * authorizer and the same response templates (below), so both answer alike.
  */
-import * as z from 'zod/mini';
 import { SESSION_COOKIE } from '../accounts/cookies';
 import { AppError } from '../errors';
 import { ApiKeyAuthenticator, type Principal, ProjectDisabledError } from '../http/auth';
 import { authenticateProjectSession } from '../http/auth/project-session';
 import { cookieValue } from '../http/auth/session';
 import { consumeRateLimit } from '../http/rate-limit';
-import { defineJobMessage, scheduleJob } from '../jobs/registry';
+import { scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
+import {
+  IMPORT_DEADLINE_JOB,
+  parseUploadKey,
+  UPLOAD_PREFIX,
+  uploadDeadlineJobMessage,
+  uploadKey,
+} from './messages';
 import { isMultipart, MAX_IMPORT_FILE_BYTES } from './multipart';
 import { createImportJob, failQueuedImportJob, getImportJob } from './repository';
 
-/** Where uploads are stored: `imports/<projectId>/<jobId>` (the bucket expires `imports/` after days). */
-export const UPLOAD_PREFIX = 'imports/';
-
-export const uploadKey = (projectId: string, jobId: string) => `${UPLOAD_PREFIX}${projectId}/${jobId}`;
-
-const UPLOAD_KEY = /^imports\/([A-Za-z0-9-]{1,64})\/([A-Za-z0-9-]{1,64})$/;
-
-export function parseUploadKey(key: string): { projectId: string; jobId: string } | undefined {
-  const m = UPLOAD_KEY.exec(key);
-  return m ? { projectId: m[1]!, jobId: m[2]! } : undefined;
-}
+export { IMPORT_DEADLINE_JOB, parseUploadKey, UPLOAD_PREFIX, uploadDeadlineJobMessage, uploadKey };
 
 /** Room for the multipart envelope around the file (boundaries, part headers, small fields). */
 export const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
@@ -112,26 +108,6 @@ export interface UploadAuthorizerResult {
 
 /** API Gateway turns this exact message into its 401 (UNAUTHORIZED) response. */
 export const UNAUTHORIZED = 'Unauthorized';
-
-/**
- * The job that checks, once the upload's deadline has passed, that the body was stored: an
- * accepted upload whose body never reaches the bucket (the S3 write failed, the client went away)
- * would otherwise leave its job `queued` until it expires.
- */
-export const IMPORT_DEADLINE_JOB = 'import.deadline';
-
-/**
- * The deadline check's message, declared here with the authorizer that schedules it (jobs.ts binds
- * it to `checkUploadDeadline`), so that the authorizer's bundle does without the import worker.
- */
-export const uploadDeadlineJobMessage = defineJobMessage({
-  type: IMPORT_DEADLINE_JOB,
-  schema: z.object({
-    type: z.literal(IMPORT_DEADLINE_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    jobId: z.string().check(z.minLength(1)),
-  }),
-});
 
 /**
  * How long after the authorizer's answer the body must be stored. API Gateway gives the S3

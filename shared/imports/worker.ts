@@ -10,13 +10,12 @@
  * crash does not count the rows its first run wrote.
  */
 
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { type ImportRow, importContacts } from '../contacts/batch';
 import { parseDataPatch } from '../contacts/data';
 import { requestRecount } from '../contacts/recount';
 import { AppError } from '../errors';
 import { type Chunk, type ChunkBudget, chunkedJob } from '../jobs/chunked';
-import { defineJobMessage } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { disabledFailure, jobMayRun } from '../projects/state';
 import {
@@ -28,6 +27,7 @@ import {
   readRecords,
   readRow,
 } from './csv';
+import { IMPORT_JOB, importJobMessage } from './messages';
 import { extractFilePart } from './multipart';
 import {
   commitImportChunk,
@@ -39,17 +39,7 @@ import {
   startImportJob,
 } from './repository';
 
-export const IMPORT_JOB = 'import.run';
-
-/** The message that starts an import job, and each continuation of it: which job to run or resume. */
-export const importJobMessage = defineJobMessage({
-  type: IMPORT_JOB,
-  schema: z.object({
-    type: z.literal(IMPORT_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    jobId: z.string().check(z.minLength(1)),
-  }),
-});
+export { IMPORT_JOB, importJobMessage };
 
 type ImportMessage = z.infer<typeof importJobMessage.schema>;
 

@@ -1,11 +1,14 @@
-/** The job that turns a received email into an `email.received` event, and the normalizer of SES's notifications. */
+/**
+ * The job that turns a received email into an `email.received` event (`receive.ts`, loaded on the
+ * first one), and the normalizer of SES's notifications.
+ */
 import { defineJob, type Normalizer } from '../jobs/registry';
 import { inboundNormalizer, inboundReceivedJobMessage } from './messages';
-import { receiveInboundMail } from './receive';
 
 export const inboundReceivedJob = defineJob({
   ...inboundReceivedJobMessage,
   run: async (deps, m) => {
+    const { receiveInboundMail } = await import('./receive');
     await receiveInboundMail(deps, m);
   },
 });

@@ -197,6 +197,23 @@ export function defineChunkedJob<M extends QueueMessage, I, J, S, R extends Chun
   });
 }
 
+/**
+ * `defineChunkedJob` of a chunked job loaded on its first message (`load`, typically an `import()`
+ * of its module), so that the jobs worker's cold start carries only the message's schema.
+ */
+export function defineLazyChunkedJob<M extends QueueMessage, I>(
+  message: JobMessageDef<M, I>,
+  // biome-ignore lint/suspicious/noExplicitAny: the job's own state types stay inside its module.
+  load: () => Promise<ChunkedJob<M, I, any, any, any, Deps>>,
+): JobDef<M, I> {
+  return defineJob({
+    ...message,
+    run: async (deps, m, meta) => {
+      await runChunked(deps, await load(), m, meta);
+    },
+  });
+}
+
 /** The position of a job that has no job item: a cursor its continuation message carries. */
 export interface MessageCursor {
   /** Where the previous message stopped; undefined at the start. */

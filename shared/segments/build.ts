@@ -11,10 +11,10 @@
  * expired, so a contact written meanwhile under the old definition is evaluated again. The last
  * pass counts the members exactly and marks the segment built.
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { listContactPage } from '../contacts/repository';
 import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
-import { defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import {
   DEFINITIONS_TTL_MS,
@@ -25,6 +25,7 @@ import {
   readFacts,
 } from './evaluation';
 import { applyEvaluation } from './membership';
+import { BUILD_SEGMENT_JOB, buildSegmentJobMessage } from './messages';
 import {
   addMemberCounts,
   countMembers,
@@ -35,27 +36,12 @@ import {
   setPeriodic,
 } from './repository';
 
-export type BuildDeps = Pick<Deps, 'store' | 'clock' | 'queue'>;
+export { BUILD_SEGMENT_JOB, buildSegmentJobMessage };
 
-export const BUILD_SEGMENT_JOB = 'segments.build';
+export type BuildDeps = Pick<Deps, 'store' | 'clock' | 'queue'>;
 
 /** Seconds between a new definition's two passes: past every instance's cached copy. */
 export const SECOND_PASS_DELAY_S = Math.ceil(DEFINITIONS_TTL_MS / 1000) + 5;
-
-export const buildSegmentJobMessage = defineJobMessage({
-  type: BUILD_SEGMENT_JOB,
-  schema: z.object({
-    type: z.literal(BUILD_SEGMENT_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    segmentId: z.string().check(z.minLength(1)),
-    /** The definition this build is for. */
-    version: z.number().check(z.int(), z.gte(1)),
-    /** 1: the first pass of a new definition, followed by pass 2; 2: the last pass. */
-    pass: z.union([z.literal(1), z.literal(2)]),
-    /** Where the previous message stopped in the project's contacts (oldest first). */
-    cursor: z.optional(z.string().check(z.minLength(1))),
-  }),
-});
 
 type BuildMessage = z.infer<typeof buildSegmentJobMessage.schema>;
 

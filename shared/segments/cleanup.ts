@@ -3,24 +3,14 @@
  * segment's index) and its snapshot, removed by a job a page at a time. Idempotent: each page is
  * read afresh, so a chunk that runs twice finds less to delete.
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
-import { defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { CLEANUP_SEGMENT_JOB, cleanupSegmentJobMessage } from './messages';
 import { deleteKeys, membershipKeyPage, snapshotKeyPage } from './repository';
 
-export const CLEANUP_SEGMENT_JOB = 'segments.cleanup';
-
-export const cleanupSegmentJobMessage = defineJobMessage({
-  type: CLEANUP_SEGMENT_JOB,
-  schema: z.object({
-    type: z.literal(CLEANUP_SEGMENT_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    segmentId: z.string().check(z.minLength(1)),
-    /** Unused: each chunk reads the first page of what is left. */
-    cursor: z.optional(z.string().check(z.minLength(1))),
-  }),
-});
+export { CLEANUP_SEGMENT_JOB, cleanupSegmentJobMessage };
 
 type CleanupMessage = z.infer<typeof cleanupSegmentJobMessage.schema>;
 

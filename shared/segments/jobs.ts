@@ -1,14 +1,12 @@
 /**
  * Background work of segments: building a dynamic segment's membership (`build.ts`), removing
  * what a deleted segment leaves (`cleanup.ts`), computing a tracked segment on the periodic job's
- * behalf, and the periodic job's visit itself (`periodic.ts`).
+ * behalf, and the periodic job's visit itself (`periodic.ts`). Each loads on its first message.
  */
 import * as z from 'zod/mini';
-import { type ChunkOptions, defineChunkedJob } from '../jobs/chunked';
+import { type ChunkOptions, defineLazyChunkedJob } from '../jobs/chunked';
 import { defineJob, defineJobMessage } from '../jobs/registry';
-import { buildChunks } from './build';
-import { cleanupChunks } from './cleanup';
-import { computeSegment } from './service';
+import { buildSegmentJobMessage, cleanupSegmentJobMessage } from './messages';
 
 export const COMPUTE_SEGMENT_JOB = 'segments.compute';
 
@@ -26,6 +24,7 @@ export const computeSegmentJob = defineJob({
   ...computeSegmentJobMessage,
   run: async (deps, m) => {
     try {
+      const { computeSegment } = await import('./service');
       await computeSegment(deps, m.projectId, m.segmentId);
     } catch (error) {
       if (error instanceof Error && 'statusCode' in error && error.statusCode === 404) return;
@@ -42,8 +41,12 @@ export interface SegmentJobsOptions {
 /** The segments domain's jobs; tests pass smaller chunks and budgets. */
 export function segmentJobs(options: SegmentJobsOptions = {}) {
   return [
-    defineChunkedJob(buildChunks(options.build)),
-    defineChunkedJob(cleanupChunks(options.cleanup)),
+    defineLazyChunkedJob(buildSegmentJobMessage, async () =>
+      (await import('./build')).buildChunks(options.build),
+    ),
+    defineLazyChunkedJob(cleanupSegmentJobMessage, async () =>
+      (await import('./cleanup')).cleanupChunks(options.cleanup),
+    ),
     computeSegmentJob,
   ] as const;
 }

@@ -26,7 +26,6 @@
  * A step whose message reaches its last delivery and fails again ends the execution FAILED with
  * the reason: nothing stays RUNNING for ever.
  */
-import * as z from 'zod/mini';
 import { nameUuid } from '../campaigns/ids';
 import { evaluateCondition, needsFacts, parseCondition } from '../conditions';
 import { parseDataPatch } from '../contacts/data';
@@ -35,7 +34,7 @@ import { getContactRecord } from '../contacts/repository';
 import { patchContact } from '../contacts/service';
 import { AppError } from '../errors';
 import { emit } from '../events/emit';
-import { defineJobMessage, enqueue, type JobMeta, scheduleJob } from '../jobs/registry';
+import { enqueue, type JobMeta, scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { HOLD_DELAY_S, holdExpired, MAX_HOLD_MS, PROJECT_DISABLED, projectState } from '../projects/state';
 import { activityOf, factsOver, fieldTypesOf } from '../segments/evaluation';
@@ -57,6 +56,7 @@ import {
   type TriggerEvent,
   takeLease,
 } from './executions-repository';
+import { type ResumeMessage, resumeJobMessage, type StepMessage, stepJobMessage } from './messages';
 import {
   ACTIVE_STATUSES,
   type Branch,
@@ -72,6 +72,9 @@ import {
   type Workflow,
 } from './model';
 import { getWorkflowRecord } from './repository';
+
+export { type ResumeMessage, resumeJobMessage, type StepMessage, stepJobMessage };
+
 import { SendInFlightError } from './step-errors';
 
 export const WORKFLOW_STARTED = 'workflow.started';
@@ -86,68 +89,6 @@ export const WEBHOOK_LEASE_MS = 120_000;
 export const ENTRY_TAKEOVER_MS = 60_000;
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
-
-// Types (not interfaces) so that they are QueueMessages.
-export type StepMessage = {
-  readonly type: 'workflows.step';
-  readonly projectId: string;
-  readonly workflowId: string;
-  readonly executionId: string;
-  /** The execution's `seq` when it stands at this step. */
-  readonly seq: number;
-  readonly stepId: string;
-  /** The execution ends here (a DELAY that is the last step): nothing runs, it completes. */
-  readonly finish: boolean;
-  /** Times it came back early. */
-  readonly early: number;
-};
-
-export type ResumeMessage = {
-  readonly type: 'workflows.resume';
-  readonly projectId: string;
-  readonly workflowId: string;
-  readonly executionId: string;
-  /** The execution's `seq` while it waits. */
-  readonly seq: number;
-  readonly stepId: string;
-  readonly branch: 'timeout';
-};
-
-const id = z.string().check(z.minLength(1));
-const seq = z.number().check(z.int(), z.nonnegative());
-
-export const stepJobMessage = defineJobMessage<
-  StepMessage,
-  Omit<StepMessage, 'finish' | 'early'> & {
-    finish?: boolean;
-    early?: number;
-  }
->({
-  type: 'workflows.step',
-  schema: z.object({
-    type: z.literal('workflows.step'),
-    projectId: id,
-    workflowId: id,
-    executionId: id,
-    seq,
-    stepId: id,
-    finish: z._default(z.boolean(), false),
-    early: z._default(seq, 0),
-  }),
-});
-
-export const resumeJobMessage = defineJobMessage<ResumeMessage>({
-  type: 'workflows.resume',
-  schema: z.object({
-    type: z.literal('workflows.resume'),
-    projectId: id,
-    workflowId: id,
-    executionId: id,
-    seq,
-    stepId: id,
-    branch: z.literal('timeout'),
-  }),
-});
 
 /** The one-off schedule of an execution's move `seq` (a delay's end, a wait's timeout). */
 export const scheduleName = (executionId: string, atSeq: number) => `wf-${executionId}-${atSeq}`;

@@ -18,11 +18,13 @@
  * exists: it purges only once the definition is gone, which is for good (ids are never reused).
  * See `runPurgeMessage` for a definition that is still there.
  */
-import * as z from 'zod/mini';
-import { defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { deleteCounts, deleteExecutions, firstExecutionRefs } from './executions-repository';
+import { type PurgeMessage, purgeJobMessage } from './messages';
 import { getWorkflowRecord } from './repository';
+
+export { type PurgeMessage, purgeJobMessage };
 
 /** Executions a message deletes: one query, and two batch deletes of four requests each. */
 export const PURGE_PAGE = 100;
@@ -34,34 +36,6 @@ export const PURGE_DELAY_S = 10;
 /** A definition still there is looked at again after this long, at most `PURGE_RECHECKS` times. */
 export const PURGE_RECHECK_S = 60;
 export const PURGE_RECHECKS = 5;
-
-// A type (not an interface) so that it is a QueueMessage.
-export type PurgeMessage = {
-  readonly type: 'workflows.purge';
-  readonly projectId: string;
-  readonly workflowId: string;
-  /** The definition's version the delete read (and deletes conditionally on). */
-  readonly version: number;
-  /** Times the job found the definition still there and came back. */
-  readonly rechecks: number;
-};
-
-const id = z.string().check(z.minLength(1));
-const count = z.number().check(z.int(), z.nonnegative());
-
-export const purgeJobMessage = defineJobMessage<
-  PurgeMessage,
-  Omit<PurgeMessage, 'rechecks'> & { rechecks?: number }
->({
-  type: 'workflows.purge',
-  schema: z.object({
-    type: z.literal('workflows.purge'),
-    projectId: id,
-    workflowId: id,
-    version: count,
-    rechecks: z._default(count, 0),
-  }),
-});
 
 /** Queues the purge of the workflow that a delete of `version` is about to delete. */
 export async function queuePurge(
