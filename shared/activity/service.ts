@@ -8,8 +8,9 @@
  * The counters include an event once the tally has counted it: two to four minutes after it
  * happened (README, "Events and their counters").
  */
+
+import { statsOf } from '../campaigns/present';
 import { batchGetCampaigns, listCampaignSummaries } from '../campaigns/repository';
-import { statsOf } from '../campaigns/service';
 import { badRequest } from '../errors';
 import { type EventRecord, fromEventItem, listEventNames } from '../events/repository';
 import { cursorKey, type Item, type Query, type StoreDeps } from '../store/store';

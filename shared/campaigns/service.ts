@@ -28,10 +28,10 @@ import { sleep } from '../store/store';
 import { linkSettings } from '../subscriptions/links';
 import { roomNeededFor } from './audience';
 import { campaignScheduleName, campaignSendJobMessage } from './messages';
+import { type Campaign, type CampaignStats, present, statsOf } from './present';
 import {
   batchGetCampaigns,
   type CampaignRecord,
-  type CampaignRun,
   cancelRun,
   cancelSendingCampaign,
   deleteCampaignItem,
@@ -42,13 +42,9 @@ import {
   putNewCampaign,
   replaceCampaign,
 } from './repository';
-import {
-  type AudienceType,
-  type CampaignInput,
-  type CampaignStatus,
-  type ListCampaignsQuery,
-  MAX_NAME_CHARS,
-} from './schemas';
+import { type CampaignInput, type CampaignStatus, type ListCampaignsQuery, MAX_NAME_CHARS } from './schemas';
+
+export { type Campaign, type CampaignStats, present, statsOf };
 
 export type CampaignDeps = Pick<
   Deps,
@@ -57,67 +53,6 @@ export type CampaignDeps = Pick<
 
 /** Attempts of a read-modify-write before the request gives up (409 CAMPAIGN_BUSY). */
 const MAX_ATTEMPTS = 5;
-
-/** The API shape of a campaign. */
-export interface Campaign {
-  readonly id: string;
-  readonly projectId: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly subject: string;
-  readonly body: string;
-  readonly from: string;
-  readonly fromName: string | null;
-  readonly replyTo: string | null;
-  readonly type: CampaignRecord['type'];
-  readonly status: CampaignStatus;
-  readonly audienceType: AudienceType;
-  readonly audienceCondition: CampaignRecord['audienceCondition'];
-  readonly segmentId: string | null;
-  readonly scheduledFor: string | null;
-  readonly totalRecipients: number;
-  readonly sentCount: number;
-  readonly deliveredCount: number;
-  readonly openedCount: number;
-  readonly clickedCount: number;
-  readonly bouncedCount: number;
-  readonly sentAt: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-/**
- * The campaign with its run's counters: `totalRecipients` is fixed once the fan-out ends, and
- * while it runs counts the recipients handled so far.
- */
-export function present(record: CampaignRecord, run: CampaignRun | undefined): Campaign {
-  return {
-    id: record.id,
-    projectId: record.projectId,
-    name: record.name,
-    description: record.description,
-    subject: record.subject,
-    body: record.body,
-    from: record.from,
-    fromName: record.fromName,
-    replyTo: record.replyTo,
-    type: record.type,
-    status: record.status,
-    audienceType: record.audienceType,
-    audienceCondition: record.audienceCondition,
-    segmentId: record.segmentId,
-    scheduledFor: record.scheduledFor,
-    totalRecipients: record.totalRecipients ?? run?.recipients ?? 0,
-    sentCount: run?.sent ?? 0,
-    deliveredCount: run?.engagement.delivered ?? 0,
-    openedCount: run?.engagement.opened ?? 0,
-    clickedCount: run?.engagement.clicked ?? 0,
-    bouncedCount: run?.engagement.bounced ?? 0,
-    sentAt: record.sentAt,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
 
 const notSendable = (status: CampaignStatus, why?: string) =>
   new AppError(400, 'CAMPAIGN_NOT_SENDABLE', why ?? `A ${status} campaign cannot be sent`, {
@@ -456,22 +391,6 @@ export async function listCampaigns(
   return { data: found.map(({ record, run }) => present(record, run)), ...shape };
 }
 
-export interface CampaignStats {
-  readonly totalRecipients: number;
-  readonly sentCount: number;
-  readonly deliveredCount: number;
-  readonly openedCount: number;
-  readonly clickedCount: number;
-  readonly bouncedCount: number;
-  readonly complainedCount: number;
-  readonly unsubscribedCount: number;
-  /** Percentages of `sentCount` (two decimals), 0 when nothing was sent. */
-  readonly openRate: number;
-  readonly clickRate: number;
-  readonly bounceRate: number;
-  readonly deliveryRate: number;
-}
-
 /** `GET /campaigns/{id}/stats`: from the campaign's run (one read each of the campaign and run). */
 export async function campaignStats(
   deps: CampaignDeps,
@@ -480,27 +399,6 @@ export async function campaignStats(
 ): Promise<CampaignStats> {
   const { record, run } = await requireCampaign(deps, projectId, campaignId);
   return statsOf(record, run);
-}
-
-/** A campaign's figures from its run's counters. */
-export function statsOf(record: CampaignRecord, run: CampaignRun | undefined): CampaignStats {
-  const sent = run?.sent ?? 0;
-  const e = run?.engagement;
-  const rate = (n: number) => (sent === 0 ? 0 : Math.round((n / sent) * 10_000) / 100);
-  return {
-    totalRecipients: present(record, run).totalRecipients,
-    sentCount: sent,
-    deliveredCount: e?.delivered ?? 0,
-    openedCount: e?.opened ?? 0,
-    clickedCount: e?.clicked ?? 0,
-    bouncedCount: e?.bounced ?? 0,
-    complainedCount: e?.complained ?? 0,
-    unsubscribedCount: e?.unsubscribed ?? 0,
-    openRate: rate(e?.opened ?? 0),
-    clickRate: rate(e?.clicked ?? 0),
-    bounceRate: rate(e?.bounced ?? 0),
-    deliveryRate: rate(e?.delivered ?? 0),
-  };
 }
 
 /** The contact id a test send's links carry when the address is no contact (the pages find nobody). */

@@ -27,7 +27,6 @@ import {
   listFieldTypes,
   replaceContact,
 } from './repository';
-import { countChange } from './service';
 import { applyStatsDelta, readContactStats, readFieldValueCounts } from './stats';
 
 type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue'>;
@@ -264,6 +263,8 @@ async function stripContact(
       updatedAt: deps.clock.now().toISOString(),
     };
     if (await replaceContact(deps, projectId, next, current.version)) {
+      // The contact service loads here, in the strip job, not with the field listing's routes.
+      const { countChange } = await import('./service');
       await countChange(deps, projectId, current, next, stripped);
       return;
     }

@@ -1,6 +1,7 @@
 /** Input schemas of the segment endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod/mini';
-import { type Condition, parseCondition } from '../conditions';
+import { parseCondition } from '../conditions/parse';
+import type { Condition } from '../conditions/schema';
 import { rawConditionSchema } from '../conditions/schema';
 import { emailSchema } from '../contacts/schemas';
 import { flatBadRequest } from '../errors';

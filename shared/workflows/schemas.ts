@@ -7,7 +7,7 @@
  * loaded on the first write that needs it, not at every cold start of the function.
  */
 import * as z from 'zod/mini';
-import { parseCondition } from '../conditions';
+import { parseCondition } from '../conditions/parse';
 import { checkDataPayloadSize, parseDataPatch } from '../contacts/data';
 import { emailSchema } from '../contacts/schemas';
 import { type FieldIssue, flatBadRequest, validationError } from '../errors';
