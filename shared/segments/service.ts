@@ -12,7 +12,6 @@ import {
   readClaims,
   readContactRecords,
 } from '../contacts/repository';
-import { upsertContact } from '../contacts/service';
 import { definitionItems } from '../definitions/repository';
 import { badRequest, conflict, notFound, validationError } from '../errors';
 import { emit } from '../events/emit';
@@ -342,6 +341,8 @@ export async function addMembers(
       notFoundEmails.push(email);
       continue;
     }
+    // The contact service loads with the first contact a request creates (no other route needs it).
+    const { upsertContact } = await import('../contacts/service');
     const result = await upsertContact(
       deps,
       projectId,

@@ -20,7 +20,6 @@ import {
   startExecutionSchema,
   startManualExecution,
 } from '../../../shared/workflows/executions';
-import { workflowFields } from '../../../shared/workflows/fields';
 import {
   cancelledAnswer,
   executionAnswer,
@@ -90,8 +89,11 @@ export function routes(deps: Deps): RouteImpl[] {
       path: '/workflows/fields',
       responses: { 200: workflowFieldsAnswer },
       query: fieldsQuerySchema,
-      handler: async (req: AuthedRequest) =>
-        ok(await workflowFields(deps, req.projectId, parseFieldsQuery(req.query))),
+      handler: async (req: AuthedRequest) => {
+        // The field listing (contact statistics, the event's recent data) loads with its first call.
+        const { workflowFields } = await import('../../../shared/workflows/fields');
+        return ok(await workflowFields(deps, req.projectId, parseFieldsQuery(req.query)));
+      },
     },
     route({
       method: 'GET',
