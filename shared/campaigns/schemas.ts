@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { parseCondition } from '../conditions/parse';
 import type { Condition } from '../conditions/schema';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 import { badRequest } from '../errors';
 import { offsetPageQuery, parse } from '../http/validation';
 import {

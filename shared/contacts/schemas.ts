@@ -2,11 +2,9 @@
 import * as z from 'zod/mini';
 import { flatBadRequest } from '../errors';
 import { pageLimitQuery, parse } from '../http/validation';
+import { emailSchema } from './email';
 
-export const emailSchema = z.pipe(
-  z.string().check(z.trim(), z.maxLength(254)),
-  z.email({ message: 'Invalid email address' }),
-);
+export { emailSchema };
 
 export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
 

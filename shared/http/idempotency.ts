@@ -20,9 +20,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError, conflict } from '../errors';
-import { defaults, manifest } from '../manifest';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
+import { leaseSecondsOf, validateIdempotencyKey } from './idempotency-key';
 import {
   claimIdempotencyKey,
   completeIdempotencyClaim,
@@ -35,11 +35,12 @@ import {
   takeOverIdempotencyClaim,
 } from './repository';
 
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+export { leaseSecondsOf, validateIdempotencyKey };
+
 /** Largest response kept with a key (JSON bytes); a larger one is remembered without it. */
 export const MAX_STORED_RESPONSE_BYTES = 100 * 1024;
 
-type IdemDeps = StoreDeps & Pick<Deps, 'clock' | 'config'>;
+export type IdemDeps = StoreDeps & Pick<Deps, 'clock' | 'config'>;
 
 export interface IdempotentRequest {
   readonly projectId: string;
@@ -73,28 +74,6 @@ export interface Claim {
    * long work checks it between steps and stops (on AWS the function's timeout ends it anyway).
    */
   held(): boolean;
-}
-
-/** A claim's lease in a route group: its Lambda timeout, after which the request cannot still run. */
-export function leaseSecondsOf(groupName: string): number {
-  const group = manifest.routeGroups.find((g) => g.name === groupName);
-  if (!group) throw new Error(`Route group ${groupName} is not in the manifest`);
-  return group.timeoutSeconds ?? defaults.httpTimeoutSeconds;
-}
-
-export function validateIdempotencyKey(key: string | undefined): string | undefined {
-  if (key === undefined) return undefined;
-  if (!KEY_PATTERN.test(key)) {
-    throw new AppError(
-      400,
-      'INVALID_IDEMPOTENCY_KEY',
-      'Idempotency-Key must be 1 to 255 printable ASCII characters',
-      {
-        details: { length: key.length },
-      },
-    );
-  }
-  return key;
 }
 
 /** SHA-256 of the body's JSON with object keys sorted, so a re-serialized retry matches. */

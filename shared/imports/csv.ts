@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { type CsvError, type Options, parse } from 'csv-parse';
 import { isForbiddenKey } from '../contacts/data';
 import { isCanonicalDate, isRealDateTime } from '../contacts/dates';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 
 /** Columns that are silently dropped: core fields and the generated URL variables. */
 export const DROPPED_COLUMNS: ReadonlySet<string> = new Set(

@@ -1,6 +1,6 @@
 /** `POST /v1/send` (secret key), composed into the public route group. */
 import { checkDataPayloadSize } from '../contacts/data';
-import { leaseSecondsOf, validateIdempotencyKey, withIdempotency } from '../http/idempotency';
+import { leaseSecondsOf, validateIdempotencyKey, withIdempotencyKey } from '../http/idempotency-key';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
 import type { Deps } from '../ports';
@@ -23,7 +23,7 @@ export function sendRoutes(deps: Deps): RouteImpl[] {
         const key = validateIdempotencyKey(req.headers['idempotency-key']);
         const input = parseSendRequest(req.body);
         checkDataPayloadSize(input.data);
-        return withIdempotency(
+        return withIdempotencyKey(
           deps,
           {
             projectId: req.projectId,

@@ -3,7 +3,7 @@
  * is written, so a refused request changes nothing.
  */
 import * as z from 'zod/mini';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 import { validationError } from '../errors';
 import { toFieldIssues } from '../http/validation';
 import { acceptsOnWire } from '../http/wire';

@@ -1,6 +1,6 @@
 /** Input schemas of the template endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod/mini';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 import { flatBadRequest } from '../errors';
 import { offsetPageQuery, parse } from '../http/validation';
 import { MAX_SUBJECT_CHARS } from '../rendering/limits';

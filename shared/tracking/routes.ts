@@ -7,7 +7,7 @@ import { checkDataPayloadSize, parseDataPatch } from '../contacts/data';
 import { validationError } from '../errors';
 import { isReservedEventName, reservedEventIssue } from '../events/names';
 import { trackAnswer } from '../events/responses';
-import { leaseSecondsOf, validateIdempotencyKey, withIdempotency } from '../http/idempotency';
+import { leaseSecondsOf, validateIdempotencyKey, withIdempotencyKey } from '../http/idempotency-key';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
 import { toFieldIssues } from '../http/validation';
@@ -38,7 +38,7 @@ export function trackHandler(deps: Deps, path: '/v1/track' | '/events/track', gr
   return async (req: AuthedRequest) => {
     const key = validateIdempotencyKey(req.headers['idempotency-key']);
     const input = parseTrackBody(req.body);
-    return withIdempotency(
+    return withIdempotencyKey(
       deps,
       {
         projectId: req.projectId,

@@ -1,6 +1,6 @@
 /** The `/v1/track` body (also `/events/track`); handlers, tests and docs reuse it. */
 import * as z from 'zod/mini';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 import { eventNameSchema } from '../events/names';
 
 export const trackSchema = z.object({

@@ -1,6 +1,6 @@
 /** `POST /v1/verify` (secret key): checks one address and answers the Verification result. */
 import * as z from 'zod/mini';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 import { ok } from '../http/response';
 import type { AuthedRequest, RouteImpl } from '../http/stack';
 import { parse } from '../http/validation';

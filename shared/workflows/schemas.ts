@@ -9,7 +9,7 @@
 import * as z from 'zod/mini';
 import { parseCondition } from '../conditions/parse';
 import { checkDataPayloadSize, parseDataPatch } from '../contacts/data';
-import { emailSchema } from '../contacts/schemas';
+import { emailSchema } from '../contacts/email';
 import { type FieldIssue, flatBadRequest, validationError } from '../errors';
 import { MAX_EVENT_NAME_LENGTH } from '../events/names';
 import { offsetPageQuery, parse, toFieldIssues } from '../http/validation';
