@@ -3,8 +3,10 @@
  * "Why one queue"): a job kind is a `type`, a zod schema for its message, and a `run` function.
  *
  * - A job's message (`type` + `schema`, `defineJobMessage`) is declared next to the operation that
- *   enqueues it, and the domain's `jobs.ts` binds it to its `run` (`defineJob`); or the job is
- *   declared whole in `jobs.ts`, since a `JobDef` is also a `JobMessageDef`.
+ *   enqueues it (in a domain's `messages.ts` when the job's code is large), and the domain's
+ *   `jobs.ts` binds it to its `run` (`defineJob`, or `defineLazyChunkedJob`); or the job is
+ *   declared whole in `jobs.ts`, since a `JobDef` is also a `JobMessageDef`. A `run` imports its
+ *   module on the first message, so the worker's cold start loads schemas, not job code.
  * - Messages are put on the queue only through `enqueue` / `scheduleJob`, which parse them with
  *   the job's own schema first: a message the worker would refuse is refused when it is sent.
  * - The worker's job list is `allJobs` (`./catalog.ts`), derived from every domain's `jobs.ts`.
