@@ -26,7 +26,6 @@ import type { Deps } from '../ports';
 import { getSegmentRecord } from '../segments/members';
 import { sleep } from '../store/store';
 import { linkSettings } from '../subscriptions/links';
-import { roomNeededFor } from './audience';
 import { campaignScheduleName, campaignSendJobMessage } from './messages';
 import { type Campaign, type CampaignStats, present, statsOf } from './present';
 import {
@@ -42,6 +41,7 @@ import {
   putNewCampaign,
   replaceCampaign,
 } from './repository';
+import { roomNeededFor } from './room';
 import { type CampaignInput, type CampaignStatus, type ListCampaignsQuery, MAX_NAME_CHARS } from './schemas';
 
 export { type Campaign, type CampaignStats, present, statsOf };

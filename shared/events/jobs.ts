@@ -1,13 +1,14 @@
 /** Background jobs of the events domain. Idempotent: a redelivered message deletes nothing twice. */
 import { defineJob } from '../jobs/registry';
 import { dispatchEventJobMessage, runDispatch } from './emit';
-import { deleteEventsJobMessage, runEventDeletion } from './service';
+import { deleteEventsJobMessage } from './messages';
 import { tallyJob } from './tally';
 
 /** Deletes the events of a name recorded up to the request, a bounded share per message. */
 export const deleteEventsJob = defineJob({
   ...deleteEventsJobMessage,
   run: async (deps, m) => {
+    const { runEventDeletion } = await import('./service');
     await runEventDeletion(deps, m);
   },
 });

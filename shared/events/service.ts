@@ -6,14 +6,14 @@
  * Totals and statistics come from counters kept on write (see `repository.ts`), so none of these
  * reads grows with the number of events, except a contact's own total.
  */
-import * as z from 'zod/mini';
 import { findContact } from '../contacts/service';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { notFound, validationError } from '../errors';
 import { chunkedJob, cursorInMessage, type MessageCursor, runChunked } from '../jobs/chunked';
-import { defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
+import { DELETE_EVENTS_JOB, type DeleteEventsMessage, deleteEventsJobMessage } from './messages';
 import { isReservedEventName, reservedEventIssue } from './names';
 import {
   anyEventNamed,
@@ -30,6 +30,8 @@ import {
   listEventsPage,
   reconcileNameCount,
 } from './repository';
+
+export { DELETE_EVENTS_JOB, type DeleteEventsMessage, deleteEventsJobMessage };
 
 type EventDeps = StoreDeps & Pick<Deps, 'clock' | 'ids' | 'queue'>;
 
@@ -189,33 +191,6 @@ export function referencesEvent(node: unknown, name: string): boolean {
   if (obj.eventName === name) return true;
   return Object.values(obj).some((v) => referencesEvent(v, name));
 }
-
-export const DELETE_EVENTS_JOB = 'events.deleteByName';
-
-// A type (not an interface) so that it is a QueueMessage.
-export type DeleteEventsMessage = {
-  readonly type: typeof DELETE_EVENTS_JOB;
-  readonly projectId: string;
-  readonly name: string;
-  /** Events recorded up to this instant are deleted; later ones (tracked meanwhile) stay. */
-  readonly before: string;
-  readonly jobId: string;
-  /** Where the previous message of this job stopped. */
-  readonly cursor?: string;
-};
-
-/** The deletion job's message, checked when it is enqueued and when it runs (`jobs.ts`). */
-export const deleteEventsJobMessage = defineJobMessage<DeleteEventsMessage>({
-  type: DELETE_EVENTS_JOB,
-  schema: z.object({
-    type: z.literal(DELETE_EVENTS_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    name: z.string().check(z.minLength(1)),
-    before: z.iso.datetime(),
-    jobId: z.string().check(z.minLength(1)),
-    cursor: z.optional(z.string().check(z.minLength(1))),
-  }),
-});
 
 /**
  * Starts deleting every event of a name: 202 with a job id; the jobs queue does the work, since a
