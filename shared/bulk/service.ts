@@ -20,7 +20,7 @@ import { type Chunk, type ChunkOptions, chunkedJob, MOVED_ON } from '../jobs/chu
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { disabledFailure, jobMayRun } from '../projects/state';
-import { BULK_JOB, bulkJobMessage } from './messages';
+import { bulkJobMessage } from './messages';
 import {
   type BulkFailure,
   type BulkJob,
@@ -33,8 +33,6 @@ import {
   startBulkJob,
 } from './repository';
 import type { BulkType } from './schemas';
-
-export { BULK_JOB, bulkJobMessage };
 
 type BulkMessage = z.infer<typeof bulkJobMessage.schema>;
 

@@ -35,9 +35,6 @@ import { listContactEventsPage } from '../events/repository';
 import { segmentMemberPage } from '../segments/members';
 import type { StoreDeps } from '../store/store';
 import type { CampaignRecord } from './repository';
-import { roomNeededFor } from './room';
-
-export { roomNeededFor };
 
 /** Members of one segment a FILTERED audience's condition may name (read into memory per message). */
 export const MAX_SEGMENT_FACT_MEMBERS = 100_000;

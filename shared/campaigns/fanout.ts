@@ -62,7 +62,7 @@ import { type DeliveryPolicy, deliverEmail } from '../sending/deliver';
 import { type EmailIds, failedEvent, sentEvent } from '../sending/outcomes';
 import { attemptOutcome, claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
 import { linkSettings } from '../subscriptions/links';
-import { type Audience, audiencePage, prepareAudience, roomNeededFor } from './audience';
+import { type Audience, audiencePage, prepareAudience } from './audience';
 import { campaignEmailIds } from './ids';
 import { CAMPAIGN_SEND_JOB, type CampaignSendMessage, campaignSendJobMessage } from './messages';
 import {
@@ -83,6 +83,7 @@ import {
   replaceCampaign,
   startScheduledCampaign,
 } from './repository';
+import { roomNeededFor } from './room';
 import { accountSendRate, type SendRateLimiter, sendRateLimiter } from './send-rate';
 
 export { CAMPAIGN_SEND_JOB };

@@ -44,8 +44,6 @@ import {
 import { roomNeededFor } from './room';
 import { type CampaignInput, type CampaignStatus, type ListCampaignsQuery, MAX_NAME_CHARS } from './schemas';
 
-export { type Campaign, type CampaignStats, present, statsOf };
-
 export type CampaignDeps = Pick<
   Deps,
   'store' | 'clock' | 'ids' | 'queue' | 'scheduler' | 'mailer' | 'config'

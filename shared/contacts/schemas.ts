@@ -4,8 +4,6 @@ import { flatBadRequest } from '../errors';
 import { pageLimitQuery, parse } from '../http/validation';
 import { emailSchema } from './email';
 
-export { emailSchema };
-
 export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
 
 /** Import and bulk job ids (a non-UUID path id is 422). */

@@ -31,8 +31,6 @@ import {
   reconcileNameCount,
 } from './repository';
 
-export { DELETE_EVENTS_JOB, type DeleteEventsMessage, deleteEventsJobMessage };
-
 type EventDeps = StoreDeps & Pick<Deps, 'clock' | 'ids' | 'queue'>;
 
 /** An event as the API shows it. */

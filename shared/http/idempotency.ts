@@ -22,7 +22,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { AppError, conflict } from '../errors';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
-import { leaseSecondsOf, validateIdempotencyKey } from './idempotency-key';
+import { validateIdempotencyKey } from './idempotency-key';
 import {
   claimIdempotencyKey,
   completeIdempotencyClaim,
@@ -34,8 +34,6 @@ import {
   releaseIdempotencyKey,
   takeOverIdempotencyClaim,
 } from './repository';
-
-export { leaseSecondsOf, validateIdempotencyKey };
 
 /** Largest response kept with a key (JSON bytes); a larger one is remembered without it. */
 export const MAX_STORED_RESPONSE_BYTES = 100 * 1024;

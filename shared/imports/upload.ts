@@ -17,17 +17,9 @@ import { consumeRateLimit } from '../http/rate-limit';
 import { scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
-import {
-  IMPORT_DEADLINE_JOB,
-  parseUploadKey,
-  UPLOAD_PREFIX,
-  uploadDeadlineJobMessage,
-  uploadKey,
-} from './messages';
+import { uploadDeadlineJobMessage, uploadKey } from './messages';
 import { isMultipart, MAX_IMPORT_FILE_BYTES } from './multipart';
 import { createImportJob, failQueuedImportJob, getImportJob } from './repository';
-
-export { IMPORT_DEADLINE_JOB, parseUploadKey, UPLOAD_PREFIX, uploadDeadlineJobMessage, uploadKey };
 
 /** Room for the multipart envelope around the file (boundaries, part headers, small fields). */
 export const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;

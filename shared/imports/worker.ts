@@ -27,7 +27,7 @@ import {
   readRecords,
   readRow,
 } from './csv';
-import { IMPORT_JOB, importJobMessage } from './messages';
+import { importJobMessage } from './messages';
 import { extractFilePart } from './multipart';
 import {
   commitImportChunk,
@@ -38,8 +38,6 @@ import {
   type RowError,
   startImportJob,
 } from './repository';
-
-export { IMPORT_JOB, importJobMessage };
 
 type ImportMessage = z.infer<typeof importJobMessage.schema>;
 

@@ -25,7 +25,7 @@ import {
   readFacts,
 } from './evaluation';
 import { applyEvaluation } from './membership';
-import { BUILD_SEGMENT_JOB, buildSegmentJobMessage } from './messages';
+import { buildSegmentJobMessage } from './messages';
 import {
   addMemberCounts,
   countMembers,
@@ -35,8 +35,6 @@ import {
   type SegmentRecord,
   setPeriodic,
 } from './repository';
-
-export { BUILD_SEGMENT_JOB, buildSegmentJobMessage };
 
 export type BuildDeps = Pick<Deps, 'store' | 'clock' | 'queue'>;
 

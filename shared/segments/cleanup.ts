@@ -7,10 +7,8 @@ import type * as z from 'zod/mini';
 import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
-import { CLEANUP_SEGMENT_JOB, cleanupSegmentJobMessage } from './messages';
+import { cleanupSegmentJobMessage } from './messages';
 import { deleteKeys, membershipKeyPage, snapshotKeyPage } from './repository';
-
-export { CLEANUP_SEGMENT_JOB, cleanupSegmentJobMessage };
 
 type CleanupMessage = z.infer<typeof cleanupSegmentJobMessage.schema>;
 

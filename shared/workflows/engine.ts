@@ -73,8 +73,6 @@ import {
 } from './model';
 import { getWorkflowRecord } from './repository';
 
-export { type ResumeMessage, resumeJobMessage, type StepMessage, stepJobMessage };
-
 import { SendInFlightError } from './step-errors';
 
 export const WORKFLOW_STARTED = 'workflow.started';

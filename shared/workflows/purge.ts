@@ -24,8 +24,6 @@ import { deleteCounts, deleteExecutions, firstExecutionRefs } from './executions
 import { type PurgeMessage, purgeJobMessage } from './messages';
 import { getWorkflowRecord } from './repository';
 
-export { type PurgeMessage, purgeJobMessage };
-
 /** Executions a message deletes: one query, and two batch deletes of four requests each. */
 export const PURGE_PAGE = 100;
 /**

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { bulkJobs } from '../../shared/bulk/jobs';
-import { BULK_JOB } from '../../shared/bulk/service';
+import { BULK_JOB } from '../../shared/bulk/messages';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { runBulk as bulkJob } from './helpers/bulk';

@@ -15,7 +15,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { bulkJobs } from '../../shared/bulk/jobs';
-import { BULK_JOB } from '../../shared/bulk/service';
+import { BULK_JOB } from '../../shared/bulk/messages';
 import { parseDataPatch } from '../../shared/contacts/data';
 import { STRIP_FIELD_JOB } from '../../shared/contacts/fields';
 import { contactJobs } from '../../shared/contacts/jobs';
@@ -24,7 +24,7 @@ import { RECOUNT_JOB, RECOUNT_SCAN_JOB, requestRecount } from '../../shared/cont
 import { deleteContact, patchContact, upsertContact } from '../../shared/contacts/service';
 import { readContactStats } from '../../shared/contacts/stats';
 import { importJobs } from '../../shared/imports/jobs';
-import { IMPORT_JOB } from '../../shared/imports/worker';
+import { IMPORT_JOB } from '../../shared/imports/messages';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { storeOver } from '../../shared/store/store';

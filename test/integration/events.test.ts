@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DELETE_EVENTS_JOB, type DeleteEventsMessage } from '../../shared/events/messages';
 import { type EventRecord, putEvent } from '../../shared/events/repository';
-import { DELETE_EVENTS_JOB, type DeleteEventsMessage, runEventDeletion } from '../../shared/events/service';
+import { runEventDeletion } from '../../shared/events/service';
 import { keys } from '../../shared/table';
 import { uniqueEmail } from './helpers/contacts';
 import { freshEventsProject, settleEventCounts } from './helpers/events';

@@ -10,9 +10,9 @@
  *   job failed does not revive it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseUploadKey } from '../../shared/imports/messages';
 import {
   authorizeImportUpload,
-  parseUploadKey,
   UPLOAD_DEADLINE_SECONDS,
   uploadDeadlineName,
 } from '../../shared/imports/upload';

@@ -9,7 +9,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { importJobs } from '../../shared/imports/jobs';
-import { IMPORT_JOB } from '../../shared/imports/worker';
+import { IMPORT_JOB } from '../../shared/imports/messages';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { expectCountersExact } from './helpers/contact-stats';

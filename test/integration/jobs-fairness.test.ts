@@ -13,9 +13,9 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
-import { BULK_JOB } from '../../shared/bulk/service';
+import { BULK_JOB } from '../../shared/bulk/messages';
 import { importJobs } from '../../shared/imports/jobs';
-import { IMPORT_JOB } from '../../shared/imports/worker';
+import { IMPORT_JOB } from '../../shared/imports/messages';
 import { jobsWorker } from '../../shared/jobs/registry';
 import { manifest } from '../../shared/manifest';
 import type { Deps } from '../../shared/ports';

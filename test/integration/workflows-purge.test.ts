@@ -20,7 +20,8 @@ import {
   putNewExecution,
   putWait,
 } from '../../shared/workflows/executions-repository';
-import { PURGE_PAGE, purgeJobMessage, runPurgeMessage } from '../../shared/workflows/purge';
+import { purgeJobMessage } from '../../shared/workflows/messages';
+import { PURGE_PAGE, runPurgeMessage } from '../../shared/workflows/purge';
 import { createContact, uniqueEmail } from './helpers/contacts';
 import { StoreFaults } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';

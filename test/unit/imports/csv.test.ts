@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ImportFileError, layoutOf, readRecords, readRow, typeCell } from '../../../shared/imports/csv';
 import { s3UploadNormalizer } from '../../../shared/imports/jobs';
+import { parseUploadKey, UPLOAD_PREFIX, uploadKey } from '../../../shared/imports/messages';
 import { extractFilePart, MAX_IMPORT_FILE_BYTES } from '../../../shared/imports/multipart';
-import {
-  MAX_UPLOAD_BODY_BYTES,
-  parseUploadKey,
-  renderTemplate,
-  UPLOAD_PREFIX,
-  uploadKey,
-} from '../../../shared/imports/upload';
+import { MAX_UPLOAD_BODY_BYTES, renderTemplate } from '../../../shared/imports/upload';
 import { manifest } from '../../../shared/manifest';
 
 describe('typeCell (CSV import rules 4 to 6)', () => {
