@@ -29,13 +29,14 @@ const ESM_REQUIRE_BANNER =
  * imported as ESM through a facade that reads every export, and some exports load more on their
  * first read: `node:http`'s `WebSocket`, `CloseEvent` and `MessageEvent` compile the whole of undici
  * (an ESM import of it took about 27 ms, where `getBuiltinModule` takes about 2), `node:util`'s
- * load parse_args, the diff module and worker_threads, and `node:process`'s open stdin, stdout
- * and stderr. (`node:fs` is left as it is: the SDK imports its lazy `promises` and `ReadStream`,
+ * load parse_args, the diff module and worker_threads, `node:process`'s open stdin, stdout
+ * and stderr, `node:net`'s load the block list and socket address modules (every function imports
+ * `isIP`), and `node:timers`' loads timers/promises (middy imports `setTimeout`). (`node:fs` is left as it is: the SDK imports its lazy `promises` and `ReadStream`,
  * so a shim would load what its facade does.) middy's util imports `STATUS_CODES` from `node:http`,
  * so every HTTP function paid for undici at import. test/infra/bundling.test.ts shows a bundle
  * that imports them, statically and through `import()`, without loading what they would.
  */
-export const BUILTIN_SHIMS = ['http', 'process', 'util'] as const;
+export const BUILTIN_SHIMS = ['http', 'net', 'process', 'timers', 'util'] as const;
 const builtinAliases = Object.fromEntries(
   BUILTIN_SHIMS.flatMap((name) => {
     // (An alias also covers a module's subpaths: none of these has one that code imports.)

@@ -9,6 +9,8 @@ const why = {
   http: 'reading WebSocket, CloseEvent or MessageEvent compiles undici',
   util: 'reading parseArgs, diff or setTraceSigInt loads their modules (worker_threads among them)',
   process: 'reading stdin, stdout, stderr or report sets them up',
+  net: 'reading BlockList or SocketAddress loads their modules',
+  timers: 'reading promises loads timers/promises',
 };
 
 for (const name of Object.keys(why)) {

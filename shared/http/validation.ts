@@ -2,7 +2,7 @@
  * zod failures become 422 VALIDATION_ERROR with field-level details, here and nowhere else; and
  * the query parameters that lists share.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import * as z from 'zod/mini';
 import { type FieldIssue, validationError } from '../errors';
 import '../zod-locale';
@@ -18,10 +18,17 @@ export interface ParseWatch {
   readonly querySchemas: Set<z.ZodMiniType>;
 }
 
-const watched = new AsyncLocalStorage<ParseWatch>();
+/**
+ * Made by the first `watchParses` (the schema checks of the test suites): a function that never
+ * checks schemas neither loads node:async_hooks' AsyncLocalStorage nor pays for one per `parse`.
+ */
+let watched: AsyncLocalStorage<ParseWatch> | undefined;
 
 /** Runs `fn` noting what `parse` applies to `watch`'s body and query. */
-export const watchParses = <T>(watch: ParseWatch, fn: () => T): T => watched.run(watch, fn);
+export function watchParses<T>(watch: ParseWatch, fn: () => T): T {
+  watched ??= new (process.getBuiltinModule('node:async_hooks').AsyncLocalStorage)<ParseWatch>();
+  return watched.run(watch, fn);
+}
 
 /** zod 4 renamed some issue codes; errors name the zod 3 ones. */
 const codeAliases: Record<string, string> = { invalid_format: 'invalid_string' };
@@ -59,7 +66,7 @@ export function parse<S extends z.ZodMiniType>(
   value: unknown,
   prefix: readonly string[] = [],
 ): z.output<S> {
-  const watch = watched.getStore();
+  const watch = watched?.getStore();
   if (watch && typeof value === 'object' && value !== null) {
     if (value === watch.body) watch.bodySchemas.add(schema);
     else if (value === watch.query) watch.querySchemas.add(schema);

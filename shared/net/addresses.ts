@@ -4,7 +4,7 @@
  * documentation, benchmarking, multicast and reserved ranges are refused, and so are IPv6 forms
  * that carry an IPv4 address (IPv4-mapped, NAT64, 6to4), by what the IPv4 address inside is.
  */
-import { BlockList, isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
 
 type Rule = readonly [cidr: string, reason: string];
 
@@ -63,14 +63,18 @@ interface CompiledRule {
 function compileRules(rules: readonly Rule[], family: 'ipv4' | 'ipv6'): CompiledRule[] {
   return rules.map(([cidr, reason]) => {
     const [network, prefix] = cidr.split('/') as [string, string];
-    const list = new BlockList();
+    // Read here, not imported: `BlockList` is one of node:net's exports that load more on first
+    // read, which the bundled node:net (lib/builtins/net.mjs) leaves out.
+    const list = new (process.getBuiltinModule('node:net').BlockList)();
     list.addSubnet(network, Number(prefix), family);
     return { list, reason };
   });
 }
 
-const ipv4Rules = compileRules(IPV4_RULES, 'ipv4');
-const ipv6Rules = compileRules(IPV6_RULES, 'ipv6');
+/** Compiled on first use, so that importing this module costs nothing. */
+let compiled: { readonly ipv4: CompiledRule[]; readonly ipv6: CompiledRule[] } | undefined;
+const rules = () =>
+  (compiled ??= { ipv4: compileRules(IPV4_RULES, 'ipv4'), ipv6: compileRules(IPV6_RULES, 'ipv6') });
 
 /**
  * Why `ip` must not be reached, or undefined when it is a public address. Takes any IPv4 or
@@ -91,7 +95,7 @@ export function isForbiddenAddress(ip: string): string | undefined {
 }
 
 function ipv4Reason(address: string): string | undefined {
-  return ipv4Rules.find((r) => r.list.check(address, 'ipv4'))?.reason;
+  return rules().ipv4.find((r) => r.list.check(address, 'ipv4'))?.reason;
 }
 
 function ipv6Reason(address: string): string | undefined {
@@ -101,7 +105,7 @@ function ipv6Reason(address: string): string | undefined {
     const reason = ipv4Reason(embedded.ipv4);
     return reason === undefined ? undefined : `${reason} ${embedded.ipv4} in ${embedded.form} form`;
   }
-  return ipv6Rules.find((r) => r.list.check(address, 'ipv6'))?.reason;
+  return rules().ipv6.find((r) => r.list.check(address, 'ipv6'))?.reason;
 }
 
 /** The IPv4 address an IPv6 address stands for, in the forms that are routed to one. */

@@ -60,7 +60,7 @@ it('bundles self-contained, minified ESM chunks with source maps, the AWS SDK in
 // Node 22 loads a builtin imported as ESM through a facade that reads every export, and some load
 // more on their first read (node:http's WebSocket compiles undici): lib/bundling.ts bundles the
 // imports of those builtins as lib/builtins/<name>.mjs, which take them from getBuiltinModule.
-it('bundles node:http, node:util and node:process without their ESM facades', async () => {
+it('bundles node:http, node:net, node:process, node:timers and node:util without their ESM facades', async () => {
   const entry = path.resolve('test/infra/fixtures/http-import-handler.ts');
   const out = mkdtempSync(path.join(tmpdir(), 'sesame-http-'));
   const control = mkdtempSync(path.join(tmpdir(), 'sesame-http-control-'));
@@ -68,7 +68,7 @@ it('bundles node:http, node:util and node:process without their ESM facades', as
     const result = await bundleEntry(entry, out);
     const files = result.files.map((f) => readFileSync(path.join(out, f), 'utf8'));
     for (const text of files)
-      expect(text).not.toMatch(/(from|import)\s*\(?\s*["']node:(http|util|process)["']/);
+      expect(text).not.toMatch(/(from|import)\s*\(?\s*["']node:(http|net|process|timers|util)["']/);
     const run = (dir: string) =>
       execFileSync(
         process.execPath,
@@ -79,13 +79,13 @@ it('bundles node:http, node:util and node:process without their ESM facades', as
         ],
         { cwd: dir, encoding: 'utf8' },
       ).trim();
-    expect(run(out)).toBe('Not Found function function string function true loaded:');
+    expect(run(out)).toBe('Not Found function function string function true 6 function loaded:');
     // Bundled without the aliases, the same code loads what the accessors do (on Node 22, which runs
     // the tests).
     const { alias: _alias, ...plain } = esbuildOptions(entry, control);
     await esbuild.build(plain);
     expect(run(control)).toBe(
-      'Not Found function function string function true loaded:undici,worker_threads,internal/process/report',
+      'Not Found function function string function true 6 function loaded:undici,worker_threads,internal/process/report,internal/blocklist,timers/promises',
     );
   } finally {
     rmSync(out, { recursive: true, force: true });
