@@ -14,7 +14,7 @@
  * the repository's own items (`toItem`, and the email claim `putClaim` writes) in BatchWriteItem
  * requests of 25 on the runtime's client, not through the API.
  */
-import { requestRecount } from '../shared/contacts/recount';
+import { requestRecount } from '../shared/contacts/messages';
 import { type ContactRecord, toItem } from '../shared/contacts/repository';
 import { TALLY_DELAY_S, tallyJobMessage } from '../shared/events/tally';
 import { enqueue } from '../shared/jobs/registry';

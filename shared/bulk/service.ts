@@ -12,7 +12,7 @@
 import type * as z from 'zod/mini';
 import { mapLimit, readContactRecords } from '../contacts/batch';
 import { StatsDelta } from '../contacts/contribution';
-import { requestRecount } from '../contacts/recount';
+import { requestRecount } from '../contacts/messages';
 import { deleteContact, findContact, patchContact } from '../contacts/service';
 import { applyStatsDelta } from '../contacts/stats';
 import { AppError, notFound } from '../errors';

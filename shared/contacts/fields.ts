@@ -8,17 +8,17 @@
  * `TRACKED_VALUES` values per field (contribution.ts): for a field with more, `values` are the
  * most frequent of those tracked and `count` is how many are tracked.
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
 import { badRequest, notFound, validationError } from '../errors';
 import { type ChunkOptions, chunkedJob, cursorInMessage, type MessageCursor } from '../jobs/chunked';
-import { defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
 import { StatsDelta, sortCounts, valueOfKey } from './contribution';
 import { type ContactData, dataPathIssues, type FieldType, getPath, removePath } from './data';
 import { forgetFieldTypes } from './field-types';
-import { requestRecount } from './recount';
+import { requestRecount, stripFieldJobMessage } from './messages';
 import {
   type ContactRecord,
   deleteFieldType,
@@ -196,20 +196,6 @@ export async function deleteField(
   forgetFieldTypes(deps, projectId, name.custom);
   return { field: `data.${name.custom}`, deleted: true };
 }
-
-export const STRIP_FIELD_JOB = 'field.strip';
-
-/** The strip's message (enqueued by `deleteField`, run by `jobs.ts`); continuations carry a cursor. */
-export const stripFieldJobMessage = defineJobMessage({
-  type: STRIP_FIELD_JOB,
-  schema: z.object({
-    type: z.literal(STRIP_FIELD_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    path: z.string().check(z.minLength(1)),
-    /** Where the previous message stopped in the project's contacts (oldest first). */
-    cursor: z.optional(z.string().check(z.minLength(1))),
-  }),
-});
 
 type StripMessage = z.infer<typeof stripFieldJobMessage.schema>;
 

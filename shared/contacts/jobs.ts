@@ -1,14 +1,19 @@
 /**
  * Background jobs of the contacts domain: purging a deleted contact, stripping a deleted field and
  * recounting the contact counters, all idempotent; the long ones are chunked jobs
- * (shared/jobs/chunked.ts). Their messages are declared with their runs (`purge.ts`, `fields.ts`,
- * `recount.ts`), which the contacts service, `deleteField` and the import, bulk and strip jobs
- * enqueue.
+ * (shared/jobs/chunked.ts). Their messages are declared in `messages.ts`, which the contacts
+ * service, `deleteField` and the import, bulk, strip and wipe jobs enqueue; each run (`purge.ts`,
+ * `fields.ts`, `recount.ts`) loads on its job's first message, so that the jobs worker's cold start
+ * carries none of them.
  */
-import { type ChunkOptions, defineChunkedJob } from '../jobs/chunked';
-import { stripChunks } from './fields';
-import { purgeChunks } from './purge';
-import { recountJob, recountScanChunks } from './recount';
+import { type ChunkOptions, defineLazyChunkedJob } from '../jobs/chunked';
+import { defineJob } from '../jobs/registry';
+import {
+  purgeContactJobMessage,
+  recountJobMessage,
+  recountScanJobMessage,
+  stripFieldJobMessage,
+} from './messages';
 
 export interface ContactJobsOptions {
   readonly purge?: ChunkOptions;
@@ -20,15 +25,23 @@ export interface ContactJobsOptions {
 export function contactJobs(options: ContactJobsOptions = {}) {
   return [
     /** Removes a tombstoned contact with its events and email claim, a page of items a chunk. */
-    defineChunkedJob(purgeChunks(options.purge)),
+    defineLazyChunkedJob(purgeContactJobMessage, async () =>
+      (await import('./purge')).purgeChunks(options.purge),
+    ),
     /** Strips a deleted custom field's value from every contact of the project, a page a chunk. */
-    defineChunkedJob(stripChunks(options.strip)),
+    defineLazyChunkedJob(stripFieldJobMessage, async () =>
+      (await import('./fields')).stripChunks(options.strip),
+    ),
     /** Starts a recount of the project's contact counters. */
-    recountJob,
+    defineJob({
+      ...recountJobMessage,
+      run: async (deps, m) => (await import('./recount')).startRecount(deps, m),
+    }),
     /** Counts the project's live contacts, a page a chunk, and writes the counters over. */
-    defineChunkedJob(recountScanChunks(options.recount)),
+    defineLazyChunkedJob(recountScanJobMessage, async () =>
+      (await import('./recount')).recountScanChunks(options.recount),
+    ),
   ] as const;
 }
 
 export const jobs = contactJobs();
-export const [purgeContactJob, stripFieldJob] = jobs;

@@ -10,11 +10,11 @@
  * consistent read, so the position needs no cursor, and purges of one contact that run at once
  * (a delete retried, a claim released) only repeat each other's deletes.
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { deleteEvents } from '../events/repository';
 import { type ChunkOptions, chunkedJob } from '../jobs/chunked';
-import { defineJobMessage } from '../jobs/registry';
 import type { StoreDeps } from '../store/store';
+import { purgeContactJobMessage } from './messages';
 import {
   type ContactRecord,
   contactPartitionPage,
@@ -23,18 +23,6 @@ import {
   deleteContactPartitionItems,
   getContactRecord,
 } from './repository';
-
-export const PURGE_CONTACT_JOB = 'contact.purge';
-
-/** The purge's message (enqueued by the contacts service, run by `jobs.ts`): which contact. */
-export const purgeContactJobMessage = defineJobMessage({
-  type: PURGE_CONTACT_JOB,
-  schema: z.object({
-    type: z.literal(PURGE_CONTACT_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    contactId: z.string().check(z.minLength(1)),
-  }),
-});
 
 type PurgeMessage = z.infer<typeof purgeContactJobMessage.schema>;
 

@@ -21,11 +21,12 @@
  * counter update failed after its contact write. Its cost is a read of the project's contacts
  * index (about 0.06 RCU per contact of 500 bytes).
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { type ChunkOptions, chunkedJob } from '../jobs/chunked';
-import { defineJob, defineJobMessage, enqueue } from '../jobs/registry';
+import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import { contributionOf, ValueSketch } from './contribution';
+import { type recountJobMessage, recountScanJobMessage, requestRecount } from './messages';
 import { listContactPage } from './repository';
 import {
   createRecountRun,
@@ -37,75 +38,35 @@ import {
   writeRecounted,
 } from './stats';
 
-export const RECOUNT_JOB = 'contacts.recount';
-export const RECOUNT_SCAN_JOB = 'contacts.recount.scan';
-
 /** Recounts of one request at most, when deltas keep coming in while they run. */
 export const MAX_RECOUNT_ATTEMPTS = 5;
 /** Wait between reading the counters' `seq`s and scanning the contacts index (seconds). */
 const SETTLE_SECONDS = 1;
 
-/** Starts a recount of a project's counters; `attempt` counts the recounts a conflict asked for. */
-export const recountJobMessage = defineJobMessage({
-  type: RECOUNT_JOB,
-  schema: z.object({
-    type: z.literal(RECOUNT_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    attempt: z.optional(z.number().check(z.int(), z.gte(0))),
-  }),
-});
-
-/** Goes on with a recount run (its state is the run item). */
-export const recountScanJobMessage = defineJobMessage({
-  type: RECOUNT_SCAN_JOB,
-  schema: z.object({
-    type: z.literal(RECOUNT_SCAN_JOB),
-    projectId: z.string().check(z.minLength(1)),
-    runId: z.string().check(z.minLength(1)),
-  }),
-});
-
 type ScanMessage = z.infer<typeof recountScanJobMessage.schema>;
 
-/** Queues a recount of the project's counters. */
-export async function requestRecount(
-  deps: Pick<Deps, 'queue'>,
-  projectId: string,
-  options: { readonly attempt?: number; readonly delaySeconds?: number } = {},
-): Promise<void> {
+/** Step 1 (`contacts.recount`): the counters' `seq`s on a new run item, and the scan queued. */
+export async function startRecount(deps: Deps, m: z.infer<typeof recountJobMessage.schema>): Promise<void> {
+  const seqs = await readCounterSeqs(deps, m.projectId);
+  const run: RecountRun = {
+    projectId: m.projectId,
+    runId: deps.ids.uuid(),
+    position: '',
+    attempt: m.attempt ?? 0,
+    seqs,
+    total: 0,
+    subscribed: 0,
+    coverage: new Map(),
+    values: new Map(),
+  };
+  await createRecountRun(deps, m.projectId, run, deps.clock.now());
   await enqueue(
     deps,
-    recountJobMessage,
-    { projectId, ...(options.attempt ? { attempt: options.attempt } : {}) },
-    options.delaySeconds ? { delaySeconds: options.delaySeconds } : {},
+    recountScanJobMessage,
+    { projectId: m.projectId, runId: run.runId },
+    { delaySeconds: SETTLE_SECONDS },
   );
 }
-
-/** Step 1: the counters' `seq`s on a new run item, and the scan queued. */
-export const recountJob = defineJob({
-  ...recountJobMessage,
-  async run(deps, m) {
-    const seqs = await readCounterSeqs(deps, m.projectId);
-    const run: RecountRun = {
-      projectId: m.projectId,
-      runId: deps.ids.uuid(),
-      position: '',
-      attempt: m.attempt ?? 0,
-      seqs,
-      total: 0,
-      subscribed: 0,
-      coverage: new Map(),
-      values: new Map(),
-    };
-    await createRecountRun(deps, m.projectId, run, deps.clock.now());
-    await enqueue(
-      deps,
-      recountScanJobMessage,
-      { projectId: m.projectId, runId: run.runId },
-      { delaySeconds: SETTLE_SECONDS },
-    );
-  },
-});
 
 interface ScanChunk {
   readonly next: RecountRun;

@@ -21,8 +21,7 @@ import { decideClaim } from './claim';
 import { StatsDelta } from './contribution';
 import { applyDataPatch, type DataPatch } from './data';
 import { recordFieldTypes } from './field-types';
-import { purgeContactJobMessage } from './purge';
-import { requestRecount } from './recount';
+import { purgeContactJobMessage, requestRecount } from './messages';
 import {
   type Contact,
   type ContactRecord,

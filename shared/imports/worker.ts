@@ -13,7 +13,7 @@
 import type * as z from 'zod/mini';
 import { type ImportRow, importContacts } from '../contacts/batch';
 import { parseDataPatch } from '../contacts/data';
-import { requestRecount } from '../contacts/recount';
+import { requestRecount } from '../contacts/messages';
 import { AppError } from '../errors';
 import { type Chunk, type ChunkBudget, chunkedJob } from '../jobs/chunked';
 import type { Deps } from '../ports';

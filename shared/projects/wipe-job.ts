@@ -42,7 +42,7 @@
  * the project item, and a reset records its end.
  */
 import { campaignScheduleName } from '../campaigns/messages';
-import { requestRecount } from '../contacts/recount';
+import { requestRecount } from '../contacts/messages';
 import { releaseClaim } from '../domains/repository';
 import { type ChunkBudget, chunkedJob, type JobFailure } from '../jobs/chunked';
 import type { Deps } from '../ports';

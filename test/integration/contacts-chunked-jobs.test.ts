@@ -8,9 +8,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
-import { STRIP_FIELD_JOB } from '../../shared/contacts/fields';
 import { contactJobs } from '../../shared/contacts/jobs';
-import { PURGE_CONTACT_JOB } from '../../shared/contacts/purge';
+import { PURGE_CONTACT_JOB, STRIP_FIELD_JOB } from '../../shared/contacts/messages';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { keys } from '../../shared/table';

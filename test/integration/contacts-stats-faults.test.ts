@@ -17,10 +17,14 @@ import { jobs, normalizers } from '../../functions/queues/jobs';
 import { bulkJobs } from '../../shared/bulk/jobs';
 import { BULK_JOB } from '../../shared/bulk/messages';
 import { parseDataPatch } from '../../shared/contacts/data';
-import { STRIP_FIELD_JOB } from '../../shared/contacts/fields';
 import { contactJobs } from '../../shared/contacts/jobs';
-import { PURGE_CONTACT_JOB } from '../../shared/contacts/purge';
-import { RECOUNT_JOB, RECOUNT_SCAN_JOB, requestRecount } from '../../shared/contacts/recount';
+import {
+  PURGE_CONTACT_JOB,
+  RECOUNT_JOB,
+  RECOUNT_SCAN_JOB,
+  requestRecount,
+  STRIP_FIELD_JOB,
+} from '../../shared/contacts/messages';
 import { deleteContact, patchContact, upsertContact } from '../../shared/contacts/service';
 import { readContactStats } from '../../shared/contacts/stats';
 import { importJobs } from '../../shared/imports/jobs';

@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { meterCapacity } from '../../bench/capacity';
-import { requestRecount } from '../../shared/contacts/recount';
+import { requestRecount } from '../../shared/contacts/messages';
 import { listContactPage, MAX_EXAMINED_PER_PAGE } from '../../shared/contacts/repository';
 import { expectCountersExact, seedContacts } from './helpers/contact-stats';
 import { useLocalRuntime } from './helpers/local';

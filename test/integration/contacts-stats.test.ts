@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseDataPatch } from '../../shared/contacts/data';
-import { requestRecount } from '../../shared/contacts/recount';
+import { requestRecount } from '../../shared/contacts/messages';
 import { upsertContact } from '../../shared/contacts/service';
 import { readContactStats } from '../../shared/contacts/stats';
 import { expectCountersExact, seedContacts } from './helpers/contact-stats';
