@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import { type AwsWiring, awsDeps } from '../composition/aws';
 import { type FunctionKind, functionUses, manifest } from '../manifest';
 import type { Deps } from '../ports';
+import { sourceMappedStack } from '../stack-trace';
 
 /** Which function of the manifest an entry point is, and what it is wired with on AWS. */
 export interface EntryWiring {
@@ -38,7 +39,20 @@ export function lambdaEntry<E, R>(
         owner: `${entry.kind} function ${entry.name}`,
       }),
     );
-    return instance(event, context);
+    return instance(event, context).catch((error: unknown) => {
+      // Lambda logs the error too, but at the bundle's minified positions (the functions run
+      // without --enable-source-maps, see shared/stack-trace.ts): this line has the sources'.
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          message: 'Invocation failed',
+          function: `${entry.kind} ${entry.name}`,
+          error: error instanceof Error ? error.message : String(error),
+          stack: sourceMappedStack(error),
+        }),
+      );
+      throw error;
+    });
   };
   return Object.assign(handler, { entry });
 }

@@ -15,6 +15,7 @@ import type * as z from 'zod/mini';
 import { AppError, badRequest, invalidApiKey } from '../errors';
 import { manifest, pathParamNames, type RouteAuth, type RouteGroupDef, routeKey } from '../manifest';
 import type { Deps } from '../ports';
+import { sourceMappedStack } from '../stack-trace';
 import { type Authenticators, type Principal, routeAuthenticators } from './auth';
 import { authenticateSession, notSignedIn, type SessionPrincipal } from './auth/session';
 import { isPreflight, preflightHeaders } from './cors';
@@ -406,7 +407,7 @@ function toAppError(error: unknown, requestId: string): AppError {
       requestId,
       message: 'Unhandled error',
       error: String(e?.message),
-      stack: (error as Error)?.stack,
+      stack: sourceMappedStack(error),
     }),
   );
   return new AppError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred', {

@@ -19,6 +19,7 @@ import * as z from 'zod/mini';
 import { defaults, manifest, type QueueName } from '../manifest';
 import type { Deps, QueueMessage } from '../ports';
 import '../zod-locale';
+import { sourceMappedStack } from '../stack-trace';
 
 /** The queue every job message goes to. */
 export const JOBS_QUEUE = 'jobs' satisfies QueueName;
@@ -254,6 +255,7 @@ export function jobsWorker(
           messageId: record.messageId,
           receiveCount: meta.receiveCount,
           error: errorMessage(outcome.error),
+          stack: sourceMappedStack(outcome.error),
         });
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }

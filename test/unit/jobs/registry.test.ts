@@ -28,7 +28,7 @@ describe('jobs worker', () => {
   const worker = jobsWorker({} as Deps, [ping], [fromS3]);
 
   it('runs each record by type and reports only the failed ones', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     seen.length = 0;
     const out = await worker({
       Records: [
@@ -46,6 +46,14 @@ describe('jobs worker', () => {
       { n: 7, receiveCount: 2 },
       { n: 8, receiveCount: 2 },
     ]);
+    // A job that threw is logged with its message and its stack (source-mapped where the code is
+    // bundled; here the stack is the test's own).
+    const failed = errors.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+      .find((l) => l.message === 'Job failed' && l.messageId === 'b');
+    expect(failed).toMatchObject({ level: 'error', error: 'negative' });
+    expect(failed?.stack).toMatch(/^Error: negative\n\s+at .*registry\.test\.ts:\d+:\d+/);
+    errors.mockRestore();
   });
 
   it('refuses two definitions of one type', () => {
