@@ -142,6 +142,9 @@ function time(file: string | undefined): { wall: number; cpu: number } {
   const start = process.hrtime.bigint();
   const cpu = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: out,
+    // As Lambda runs the functions: no NODE_OPTIONS (lib/constructs/sesame-function.ts; with
+    // --enable-source-maps from the caller's shell, every bundle would also read its maps).
+    env: { ...process.env, NODE_OPTIONS: '' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
