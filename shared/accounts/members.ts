@@ -73,6 +73,8 @@ export type AddMemberResult =
 /**
  * `POST /projects/{id}/members` `{email, role}`: a user with that email becomes a member at once
  * (201); anyone else is mailed an invitation (202), which replaces a pending one to the address.
+ * A deployment without a system sender (SYSTEM_FROM) cannot mail one, and its token would reach
+ * nobody: 409 INVITATIONS_NOT_MAILED, and nothing is stored.
  */
 export async function addMember(
   deps: AccountDeps,
@@ -88,6 +90,16 @@ export async function addMember(
     getProject(deps, projectId),
   ]);
   if (!project) throw notFound('Project');
+  if (!user && !deps.config.systemFrom)
+    throw new AppError(
+      409,
+      'INVITATIONS_NOT_MAILED',
+      'No user has this email, and this deployment sends no account mail (SYSTEM_FROM is not set): an invitation would reach nobody',
+      {
+        suggestion:
+          "Set the deployment's system sender (the systemFrom context value), or add the person once they have an account",
+      },
+    );
   if (!user)
     return {
       invited: await invite(deps, {

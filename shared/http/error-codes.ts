@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   INVALID_TOKEN: 'The token (email verification, password reset, invitation) is unknown or expired',
   INVALID_INVITATION: 'The invitation is unknown, expired or used',
   INVITATION_EMAIL_MISMATCH: 'The invitation was sent to another address',
+  INVITATIONS_NOT_MAILED:
+    'This deployment sends no account mail (no SYSTEM_FROM): an invitation would reach nobody',
   EMAIL_ALREADY_REGISTERED: 'A user with this email exists',
   ALREADY_MEMBER: 'The user is a member of the project already',
   LAST_OWNER: 'The project would be left without an owner',

@@ -649,6 +649,37 @@ describe('invitations where signup is closed', () => {
   });
 });
 
+describe('invitations where the deployment sends no account mail', () => {
+  const mute = useLocalRuntime({ env: { SYSTEM_FROM: undefined } });
+
+  it('refuses to invite an address without an account (409), storing nothing; existing users are still added', async () => {
+    const email = uniqueEmail('mute-owner');
+    const made = await createOwner(mute.deps, { email, password: PASSWORD, projectName: 'Mute' });
+    const owner = await login(mute, email);
+    const pid = made.project.id;
+    const invitee = uniqueEmail('nobody');
+
+    const res = await mute.api('POST', members(pid), {
+      ...owner.as,
+      body: { email: invitee, role: 'MEMBER' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'INVITATIONS_NOT_MAILED' });
+    expect(res.body.error.suggestion).toMatch(/system sender/);
+    expect(await mute.deps.store.get(keys.invitation(pid, invitee))).toBeUndefined();
+    expect(await mute.mails({ to: invitee })).toHaveLength(0);
+
+    // A user who has an account is added as on any deployment.
+    const other = uniqueEmail('has-account');
+    await createOwner(mute.deps, { email: other, password: PASSWORD, projectName: 'Theirs' });
+    const added = await mute.api('POST', members(pid), {
+      ...owner.as,
+      body: { email: other, role: 'MEMBER' },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+  });
+});
+
 describe('an invitation taken up by a process that stops halfway is never lost', () => {
   const invited = async (role = 'MEMBER') => {
     const owner = await signup('owner');
