@@ -3,40 +3,57 @@
  * so that the activity routes (top campaigns) use them without the campaign service.
  */
 import type { CampaignRecord, CampaignRun } from './repository';
-import type { AudienceType, CampaignStatus } from './schemas';
 
-/** The API shape of a campaign. */
-export interface Campaign {
-  readonly id: string;
-  readonly projectId: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly subject: string;
-  readonly body: string;
-  readonly from: string;
-  readonly fromName: string | null;
-  readonly replyTo: string | null;
-  readonly type: CampaignRecord['type'];
-  readonly status: CampaignStatus;
-  readonly audienceType: AudienceType;
-  readonly audienceCondition: CampaignRecord['audienceCondition'];
-  readonly segmentId: string | null;
-  readonly scheduledFor: string | null;
+/** The record's fields the API shows as they are stored. */
+type ShownField =
+  | 'id'
+  | 'projectId'
+  | 'name'
+  | 'description'
+  | 'subject'
+  | 'body'
+  | 'from'
+  | 'fromName'
+  | 'replyTo'
+  | 'type'
+  | 'status'
+  | 'audienceType'
+  | 'audienceCondition'
+  | 'segmentId'
+  | 'scheduledFor'
+  | 'sentAt'
+  | 'createdAt'
+  | 'updatedAt';
+
+/** The counters a campaign and its stats both show. */
+export interface CampaignCounters {
   readonly totalRecipients: number;
   readonly sentCount: number;
   readonly deliveredCount: number;
   readonly openedCount: number;
   readonly clickedCount: number;
   readonly bouncedCount: number;
-  readonly sentAt: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
 }
 
+/** The API shape of a campaign. */
+export type Campaign = Pick<CampaignRecord, ShownField> & CampaignCounters;
+
 /**
- * The campaign with its run's counters: `totalRecipients` is fixed once the fan-out ends, and
- * while it runs counts the recipients handled so far.
+ * The run's counters: `totalRecipients` is fixed once the fan-out ends, and while it runs counts
+ * the recipients handled so far.
  */
+function countersOf(record: CampaignRecord, run: CampaignRun | undefined): CampaignCounters {
+  return {
+    totalRecipients: record.totalRecipients ?? run?.recipients ?? 0,
+    sentCount: run?.sent ?? 0,
+    deliveredCount: run?.engagement.delivered ?? 0,
+    openedCount: run?.engagement.opened ?? 0,
+    clickedCount: run?.engagement.clicked ?? 0,
+    bouncedCount: run?.engagement.bounced ?? 0,
+  };
+}
+
+/** The campaign with its run's counters. */
 export function present(record: CampaignRecord, run: CampaignRun | undefined): Campaign {
   return {
     id: record.id,
@@ -54,25 +71,14 @@ export function present(record: CampaignRecord, run: CampaignRun | undefined): C
     audienceCondition: record.audienceCondition,
     segmentId: record.segmentId,
     scheduledFor: record.scheduledFor,
-    totalRecipients: record.totalRecipients ?? run?.recipients ?? 0,
-    sentCount: run?.sent ?? 0,
-    deliveredCount: run?.engagement.delivered ?? 0,
-    openedCount: run?.engagement.opened ?? 0,
-    clickedCount: run?.engagement.clicked ?? 0,
-    bouncedCount: run?.engagement.bounced ?? 0,
+    ...countersOf(record, run),
     sentAt: record.sentAt,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
 }
 
-export interface CampaignStats {
-  readonly totalRecipients: number;
-  readonly sentCount: number;
-  readonly deliveredCount: number;
-  readonly openedCount: number;
-  readonly clickedCount: number;
-  readonly bouncedCount: number;
+export interface CampaignStats extends CampaignCounters {
   readonly complainedCount: number;
   readonly unsubscribedCount: number;
   /** Percentages of `sentCount` (two decimals), 0 when nothing was sent. */
@@ -84,21 +90,16 @@ export interface CampaignStats {
 
 /** A campaign's figures from its run's counters. */
 export function statsOf(record: CampaignRecord, run: CampaignRun | undefined): CampaignStats {
-  const sent = run?.sent ?? 0;
-  const e = run?.engagement;
-  const rate = (n: number) => (sent === 0 ? 0 : Math.round((n / sent) * 10_000) / 100);
+  const counters = countersOf(record, run);
+  const rate = (n: number) =>
+    counters.sentCount === 0 ? 0 : Math.round((n / counters.sentCount) * 10_000) / 100;
   return {
-    totalRecipients: present(record, run).totalRecipients,
-    sentCount: sent,
-    deliveredCount: e?.delivered ?? 0,
-    openedCount: e?.opened ?? 0,
-    clickedCount: e?.clicked ?? 0,
-    bouncedCount: e?.bounced ?? 0,
-    complainedCount: e?.complained ?? 0,
-    unsubscribedCount: e?.unsubscribed ?? 0,
-    openRate: rate(e?.opened ?? 0),
-    clickRate: rate(e?.clicked ?? 0),
-    bounceRate: rate(e?.bounced ?? 0),
-    deliveryRate: rate(e?.delivered ?? 0),
+    ...counters,
+    complainedCount: run?.engagement.complained ?? 0,
+    unsubscribedCount: run?.engagement.unsubscribed ?? 0,
+    openRate: rate(counters.openedCount),
+    clickRate: rate(counters.clickedCount),
+    bounceRate: rate(counters.bouncedCount),
+    deliveryRate: rate(counters.deliveredCount),
   };
 }

@@ -20,7 +20,7 @@ import { keys } from '../table';
 import type { TemplateType } from '../templates/schemas';
 import type { AudienceType, CampaignStatus } from './schemas';
 
-/** The stored campaign (the API shape adds the run's counters: see `present` in service.ts). */
+/** The stored campaign (the API shape adds the run's counters: see `present` in present.ts). */
 export interface CampaignRecord {
   readonly id: string;
   readonly projectId: string;
