@@ -6,7 +6,7 @@
  * a figure reads one counter per bucket of its window.
  *
  * The counters include an event once the tally has counted it: two to four minutes after it
- * happened (README, "Events and their counters").
+ * happened (docs/events.md, "How counts are kept").
  */
 
 import { statsOf } from '../campaigns/present';

@@ -5,17 +5,25 @@
  * guard against runaway cost.
  *
  * What counts is a message handed to the provider (SES), one per recipient. Every send path asks
- * the one check here, `reserveSends`, before it calls SES: an atomic reservation on the month's
- * usage item (repository.ts), so senders racing each other can never pass a cap together. A
- * reservation is made before the sends it covers; whatever of it did not reach SES (a skipped
- * recipient, a render failure, a provider refusal) is given back with `releaseSends`, so the
- * counters say what went out. A crash between a reservation and its release leaves the
- * reservation counted: the counters may be a little high after a crash, never low, which is the
- * side a cap must err on. Each send path says how its retries stay within that (see docs/billing.md).
+ * the one check here, `reserveSends`, before it calls SES. When the category has a cap, that is an
+ * atomic reservation on the month's usage item (repository.ts), so senders racing each other can
+ * never pass a cap together. A reservation is made before the sends it covers; whatever of it did
+ * not reach SES (a skipped recipient, a render failure, a provider refusal) is given back with
+ * `releaseSends`, so the counters say what went out. A crash between a reservation and its release
+ * leaves the reservation counted: the counters may be a little high after a crash, never low,
+ * which is the side a cap must err on. Each send path says how its retries stay within that (see
+ * docs/billing.md).
  *
- * Cost: a reservation reads the limits item (one eventually consistent read, half a unit) and
- * writes the usage item (one unit); a release is one more write, made only when something of the
- * reservation was not sent.
+ * When the category has no cap there is nothing to guard, so nothing is written on the send path:
+ * the reservation says `tally`, the sender marks each email (`EmailRecord.tallyUsage`), and its
+ * `email.sent` event carries the category to the event tally (shared/events/tally.ts), which adds
+ * the month's messages to the same counters a batch at a time, two to four minutes after they went
+ * out. So the consumption of an uncapped category lags by those minutes, and a cap set meanwhile
+ * does not yet see them (docs/billing.md, "Without a cap").
+ *
+ * Cost: a reservation reads the limits item (one eventually consistent read, half a unit); with a
+ * cap it writes the usage item (one unit), and a release is one more write, made only when
+ * something of the reservation was not sent.
  */
 import { AppError } from '../errors';
 import type { Deps } from '../ports';
@@ -53,19 +61,33 @@ export function periodOf(at: Date): Period {
   return { month: start.toISOString().slice(0, 7), start, end };
 }
 
-/** What a reservation holds: `granted` messages of `category` counted in `month`. */
+/**
+ * What a reservation holds: `granted` messages of `category` counted in `month`; with `tally`
+ * (the category has no cap) nothing was counted yet: the event tally counts what goes out.
+ */
 export interface Reservation {
   readonly projectId: string;
   readonly category: SendCategory;
   readonly month: string;
   readonly granted: number;
+  readonly tally?: true;
+}
+
+/** A category's cap this month (null: none), for a send path that must know it before it writes. */
+export async function capOf(
+  deps: CapsDeps,
+  projectId: string,
+  category: SendCategory,
+): Promise<number | null> {
+  return (await getBillingLimits(deps, projectId))[category];
 }
 
 /**
  * The one check of every send path: reserves `wanted` messages of `category` in the current
  * month. `mode: 'all'` grants all of them or none (`/v1/send`, a workflow's one email); `'up-to'`
  * grants as many as the cap leaves room for, possibly none (a campaign's batch). Without a cap the
- * whole of `wanted` is granted and counted.
+ * whole of `wanted` is granted and nothing written (`tally`: the event tally counts the messages).
+ * `known`: the cap as the caller read it with `capOf` (not read again).
  */
 export async function reserveSends(
   deps: CapsDeps,
@@ -73,15 +95,17 @@ export async function reserveSends(
   category: SendCategory,
   wanted: number,
   mode: 'all' | 'up-to',
+  known?: { readonly cap: number | null },
 ): Promise<Reservation> {
   const { month } = periodOf(deps.clock.now());
   const ref = { projectId, month, category };
   const none = { ...ref, granted: 0 };
   if (wanted <= 0) return none;
-  const cap = (await getBillingLimits(deps, projectId))[category];
+  const cap = known ? known.cap : await capOf(deps, projectId, category);
+  if (cap === null) return { ...ref, granted: wanted, tally: true };
   // The usage is not read first: the condition checks it, and the common case fits.
   if (await addUsage(deps, ref, wanted, cap)) return { ...ref, granted: wanted };
-  if (mode === 'all' || cap === null) return none;
+  if (mode === 'all') return none;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const used = (await getBillingUsage(deps, projectId, month, { consistent: true }))[category];
     const room = Math.min(wanted, cap - used);
@@ -91,8 +115,9 @@ export async function reserveSends(
   throw new Error(`The ${category} usage of project ${projectId} kept changing; try again`);
 }
 
-/** Gives back `count` messages of a reservation that did not reach the provider. */
+/** Gives back `count` messages of a reservation that did not reach the provider (none of a `tally` one). */
 export async function releaseSends(deps: StoreDeps, reservation: Reservation, count: number): Promise<void> {
+  if (reservation.tally) return;
   const n = Math.min(count, reservation.granted);
   if (n > 0) await subtractUsage(deps, reservation, n);
 }

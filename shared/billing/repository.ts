@@ -8,6 +8,8 @@
  *   that the counter stays within the cap, so concurrent senders can never pass it together; a
  *   release ADDs back what was reserved and not sent. A new month is a new item, so the counters
  *   start at zero without any job resetting them. The items are kept (a project's history).
+ *   A category without a cap reserves nothing: the event tally adds what went out, from the
+ *   `email.sent` events, a batch at a time (`addTalliedUsage`).
  */
 import type { Item, StoreDeps } from '../store/store';
 import { keys } from '../table';
@@ -82,31 +84,52 @@ export async function getBillingUsage(
 
 /**
  * Adds `count` to the month's counter of `category`, on the condition that it stays at or under
- * `cap` (no condition when `cap` is null). False, with nothing written, when it would pass it.
+ * `cap`. False, with nothing written, when it would pass it.
  */
 export async function addUsage(
   deps: StoreDeps,
   ref: { readonly projectId: string; readonly month: string; readonly category: SendCategory },
   count: number,
-  cap: number | null,
+  cap: number,
 ): Promise<boolean> {
-  if (cap !== null && count > cap) return false;
-  const write = {
+  if (count > cap) return false;
+  return deps.store.writeIf({
     update: keys.billingUsage(ref.projectId, ref.month),
     expression: 'SET entity = :entity ADD #category :count',
     names: { '#category': ref.category },
-    values: { ':entity': 'billingUsage', ':count': count },
-  };
-  if (cap === null) {
-    await deps.store.write(write);
-    return true;
-  }
-  return deps.store.writeIf({
-    ...write,
     // No arithmetic in conditions: "stays within the cap" is "is at most cap - count now".
     if: 'attribute_not_exists(#category) OR #category <= :most',
-    values: { ...write.values, ':most': cap - count },
+    values: { ':entity': 'billingUsage', ':count': count, ':most': cap - count },
   });
+}
+
+/**
+ * Adds what a batch of the event tally counted (shared/events/tally.ts) to a month's counters: the
+ * messages sent while their category had no cap. With `tally` (the batch's id), once per batch, so
+ * a batch applied again adds nothing; without, unconditionally (the events deleted before the
+ * tally met them).
+ */
+export async function addTalliedUsage(
+  deps: StoreDeps,
+  projectId: string,
+  month: string,
+  counts: Readonly<Partial<Record<SendCategory, number>>>,
+  tally?: string,
+): Promise<void> {
+  const entries = SEND_CATEGORIES.filter((c) => (counts[c] ?? 0) !== 0);
+  if (entries.length === 0) return;
+  const write = {
+    update: keys.billingUsage(projectId, month),
+    expression: `SET entity = :entity${tally ? ', tally = :tally' : ''} ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+    names: Object.fromEntries(entries.map((c, i) => [`#c${i}`, c])),
+    values: {
+      ':entity': 'billingUsage',
+      ...Object.fromEntries(entries.map((c, i) => [`:c${i}`, counts[c]])),
+      ...(tally ? { ':tally': tally } : {}),
+    },
+  };
+  if (!tally) await deps.store.write(write);
+  else await deps.store.writeIf({ ...write, if: 'attribute_not_exists(tally) OR tally <> :tally' });
 }
 
 /** Gives back `count` of a month's counter (never below zero: a release that would is dropped). */

@@ -29,7 +29,8 @@
  * reserves room for its recipients (`reserveBatch`, noted on the run so a batch run again reuses
  * it), those past the room granted are settled FAILED with reason `BILLING_LIMIT_REACHED`, and
  * what did not reach SES is given back once the batch is checkpointed. A run that meets the cap
- * so goes on to the end of its audience, failing the rest, and ends SENT.
+ * so goes on to the end of its audience, failing the rest, and ends SENT. Without a cap a batch
+ * reserves and notes nothing: its emails are marked for the event tally, which counts those sent.
  *
  * Throttling: each message is sent at a slot the shared rate limiter gave it; when SES still
  * throttles past the delivery policy's retries, that recipient's claim is given back and the
@@ -206,6 +207,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         batch: current.batch,
         suppressed,
         granted: reservation.granted,
+        tally: reservation.tally === true,
         concurrency,
         delivery,
       });
@@ -457,7 +459,8 @@ async function reserveBatch(deps: Deps, run: CampaignRun, sending: number): Prom
   const noted = notedOf(run);
   if (noted) return noted;
   const reservation = await reserveSends(deps, run.projectId, 'campaigns', sending, 'up-to');
-  if (sending === 0) return reservation;
+  // Nothing to note when nothing was reserved (no cap: the event tally counts the emails sent).
+  if (sending === 0 || reservation.tally) return reservation;
   const note = { batch: run.batch, month: reservation.month, granted: reservation.granted };
   if (await noteCapReservation(deps, run, note)) return reservation;
   await releaseSends(deps, reservation, reservation.granted);
@@ -490,6 +493,8 @@ interface BatchPlan {
   readonly suppressed: ReadonlySet<string>;
   /** Recipients (not suppressed, in order) the monthly cap leaves room for; the rest fail with its reason. */
   readonly granted: number;
+  /** The category has no cap: nothing was reserved, and the event tally counts the emails sent. */
+  readonly tally: boolean;
   readonly concurrency: number;
   readonly delivery: DeliveryPolicy;
 }
@@ -529,7 +534,7 @@ async function sendBatch(
             ? await skipSuppressed(deps, state, recipients[i]!, batch)
             : slot === 'over-cap'
               ? await failOverCap(deps, state, recipients[i]!, batch)
-              : await sendOne(deps, state, recipients[i]!, batch, slot, delivery);
+              : await sendOne(deps, state, recipients[i]!, { batch, slot, tally: plan.tally }, delivery);
       } catch (error) {
         failure ??= { error };
       }
@@ -598,14 +603,18 @@ async function sendOne(
   deps: Deps,
   state: FanOut,
   contact: ContactRecord,
-  batch: number,
-  slot: number,
+  at: { readonly batch: number; readonly slot: number; readonly tally: boolean },
   delivery: DeliveryPolicy,
 ): Promise<Outcome> {
   const { campaign, content, compose } = state;
   const { projectId } = campaign;
+  const { batch, slot } = at;
   const ids = campaignEmailIds(campaign.id, contact.id);
-  const recipient = { to: { email: contact.email }, contact };
+  const recipient = {
+    to: { email: contact.email },
+    contact,
+    ...(at.tally ? { tallyUsage: 'campaigns' as const } : {}),
+  };
   const message = await compose.renderMessage(projectId, content, recipient, deps.clock.now());
   const base: EmailRecord = {
     ...compose.newEmailRecord(projectId, content, recipient, ids.email, deps.clock.now()),

@@ -161,6 +161,8 @@ function lifecycleEvent(
     },
     createdAt: facts.at,
     ...(campaignId && counts ? { campaignCounts: { campaignId, counts } } : {}),
+    // The Send event that settles an email stands for its sender's `email.sent`.
+    ...(how.settled && record.tallyUsage ? { tallyUsage: record.tallyUsage } : {}),
   };
 }
 

@@ -14,6 +14,7 @@
  */
 
 import type { BucketCounts } from '../activity/metrics';
+import { addTalliedUsage, type SendCategory } from '../billing/repository';
 import type { Item, Key, Page, StoreDeps } from '../store/store';
 import { indexEntry, keyAttributes, keys } from '../table';
 
@@ -34,6 +35,11 @@ export interface EventRecord {
     readonly campaignId: string;
     readonly counts: Readonly<Record<string, number>>;
   };
+  /**
+   * The send category whose monthly usage counts this event's message (an `email.sent` of an
+   * email sent while its category had no cap): the tally adds it with the event's batch.
+   */
+  readonly tallyUsage?: SendCategory;
 }
 
 /** Hour buckets outlive the longest statistics window (30 days) by a margin. */
@@ -182,6 +188,8 @@ export interface TallyBatch {
   readonly minutes?: Readonly<Record<string, number>>;
   /** What the batch's events add to campaign runs, by campaign (`EventRecord.campaignCounts`). */
   readonly campaigns?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Messages the batch's events add to the monthly send usage, by month (`YYYY-MM`) and category. */
+  readonly usage?: Readonly<Record<string, Readonly<Partial<Record<SendCategory, number>>>>>;
 }
 
 /** Where the tally stands: counted up to `through`; `pending` is a batch begun and not finished. */
@@ -268,6 +276,9 @@ export async function applyTally(deps: StoreDeps, projectId: string, batch: Tall
     ...Object.entries(batch.campaigns ?? {}).map(([campaignId, counts]) =>
       addCampaignCounts(deps, projectId, campaignId, counts, batch.id),
     ),
+    ...Object.entries(batch.usage ?? {}).map(([month, counts]) =>
+      addTalliedUsage(deps, projectId, month, counts, batch.id),
+    ),
   ]);
 }
 
@@ -290,6 +301,7 @@ export interface TalliedEvent {
   /** Counted by its writer (written late before writers indexed late events at their write time). */
   readonly counted: boolean;
   readonly campaignCounts?: EventRecord['campaignCounts'];
+  readonly tallyUsage?: SendCategory;
 }
 
 /**
@@ -312,6 +324,7 @@ export async function eventsToTally(
         'createdAt',
         'counted',
         'campaignCounts',
+        'tallyUsage',
         keyAttributes('eventsByTime').sortKey,
       ],
     },
@@ -325,6 +338,7 @@ export async function eventsToTally(
       createdAt: String(i.createdAt),
       counted: i.counted === true,
       ...(i.campaignCounts ? { campaignCounts: i.campaignCounts as EventRecord['campaignCounts'] } : {}),
+      ...(typeof i.tallyUsage === 'string' ? { tallyUsage: i.tallyUsage as SendCategory } : {}),
     }))
     .filter((e) => e.position > q.after);
   return { events, cursor: out.cursor };
@@ -412,13 +426,20 @@ export async function settledTally(deps: StoreDeps, projectId: string): Promise<
  * reached is simply gone before it is counted. (A tally batch that begins between the position's
  * read and the delete, and reads the event before it goes, counts it once more: a window of one
  * request, documented in the README.)
+ *
+ * Except a sent message: the month's send usage keeps it. The tally adds an event's `tallyUsage`
+ * when it meets the event, so for a deleted one it has not met the usage is added here, once the
+ * delete answered that it existed: once, whoever else deletes it at the same time (a redelivered
+ * job). A crash between the delete and this add is the one way such a message goes uncounted.
  */
 export async function deleteEvents(
   deps: StoreDeps,
   projectId: string,
   items: readonly Key[],
 ): Promise<EventRecord[]> {
+  if (items.length === 0) return [];
   const through = await settledTally(deps, projectId);
+  const usage: Record<string, Partial<Record<SendCategory, number>>> = {};
   const deleted: EventRecord[] = [];
   const counted: EventRecord[] = [];
   for (let i = 0; i < items.length; i += 25) {
@@ -433,6 +454,12 @@ export async function deleteEvents(
       // Its place in the time index (its write time when it was written late).
       const position = String(old[keyAttributes('eventsByTime').sortKey] ?? eventPosition(event));
       if (old.counted === true || position <= through) counted.push(event);
+      else if (typeof old.tallyUsage === 'string') {
+        const month = usage[event.createdAt.slice(0, 7)] ?? {};
+        const category = old.tallyUsage as SendCategory;
+        month[category] = (month[category] ?? 0) + 1;
+        usage[event.createdAt.slice(0, 7)] = month;
+      }
     }
   }
   const byName = new Map<string, number>();
@@ -443,6 +470,7 @@ export async function deleteEvents(
   }
   await Promise.all([
     ...[...byName].map(([name, n]) => lowerName(deps, projectId, name, n)),
+    ...Object.entries(usage).map(([month, counts]) => addTalliedUsage(deps, projectId, month, counts)),
     // The activity metrics stay: what was sent and opened is history, the contact's or not.
     ...[...byHour].map(([hour, n]) =>
       addToBucket(deps, keys.eventHour(projectId, hour), 'eventHour', hourExpiry(hour), { count: -n }),

@@ -1,5 +1,6 @@
 /**
- * The event tally: keeps the event-name registry and the hourly counts off the request path.
+ * The event tally: keeps the event-name registry and the hourly counts off the request path, and
+ * the monthly send usage of the categories without a cap (shared/billing/caps.ts).
  * Recording an event writes the event alone; the `events.tally` job reads the project's stored
  * events from the time index, oldest first, from where it last stopped, and adds them to the
  * counters a batch at a time (one write per name and per hour seen in the batch, however many
@@ -21,7 +22,7 @@
  * That delay exceeds the interval plus the settle time, so the message armed before an instance's
  * first event of an interval runs after every event that instance writes in the interval has
  * settled: the last events of a burst are counted without any later traffic. Counts therefore lag
- * events by two to four minutes (README, "Events and their counters").
+ * events by two to four minutes (docs/events.md, "How counts are kept").
  */
 import * as z from 'zod/mini';
 import { countInto, dayOf, minuteOf } from '../activity/metrics';
@@ -100,6 +101,7 @@ async function nextBatch(
   const hourMetrics: Record<string, Record<string, number>> = {};
   const days: Record<string, Record<string, number>> = {};
   const minutes: Record<string, number> = {};
+  const usage: Record<string, Record<string, number>> = {};
   let read = 0;
   let last = from;
   let cursor: string | undefined;
@@ -134,6 +136,11 @@ async function nextBatch(
         for (const [counter, n] of Object.entries(e.campaignCounts.counts))
           run[counter] = (run[counter] ?? 0) + n;
       }
+      // A message sent while its category had no cap: counted in the month it was sent.
+      if (e.tallyUsage) {
+        const month = bucket(usage, e.createdAt.slice(0, 7));
+        month[e.tallyUsage] = (month[e.tallyUsage] ?? 0) + 1;
+      }
     }
     cursor = page.cursor || undefined;
   } while (cursor && read < TALLY_BATCH_EVENTS);
@@ -153,6 +160,7 @@ async function nextBatch(
       days,
       minutes,
       ...(Object.keys(campaigns).length > 0 ? { campaigns } : {}),
+      ...(Object.keys(usage).length > 0 ? { usage } : {}),
     },
     full,
   };

@@ -24,7 +24,9 @@
  * of the project (contacts, their events, claims and memberships, events' counters and activity
  * counts, email records, campaign runs, executions, segment snapshots, import and bulk jobs,
  * idempotency keys), except the suppression list (bounces and complaints protect the account's
- * sending reputation), the month's send counts (the caps' consumption) and the rate-limit windows.
+ * sending reputation), the month's send counts (the caps' consumption, with the sends the event
+ * tally had yet to count added as their events go) and the rate-limit windows (and the tally's
+ * position).
  * The project item, members, keys, domains and billing stay. The contact counters are recounted
  * afterwards (`contacts.recount`), so totals match whatever contacts were written while it ran.
  *
@@ -44,6 +46,7 @@
 import { campaignScheduleName } from '../campaigns/messages';
 import { requestRecount } from '../contacts/messages';
 import { releaseClaim } from '../domains/repository';
+import { deleteEvents } from '../events/repository';
 import { type ChunkBudget, chunkedJob, type JobFailure } from '../jobs/chunked';
 import type { Deps } from '../ports';
 import type { Item, Key } from '../store/store';
@@ -213,12 +216,17 @@ function resetDefinitionPrefixes(pid: string): string[] {
   ];
 }
 
-/** Partitions of the project that a reset keeps (exact, or by prefix for the rate windows). */
+/**
+ * Partitions of the project that a reset keeps (exact, or by prefix for the rate windows). The
+ * event tally's position stays too: events written after the reset come after it, and the send
+ * usage of those before is counted (`removeItems`) against it.
+ */
 function resetKeeps(pid: string, pk: string): boolean {
   const rateWindows = keys.rateWindow(pid, 0).pk.slice(0, -1);
   return (
     pk === keys.suppressionPartition(pid) ||
     pk === keys.billingUsage(pid, '').pk ||
+    pk === keys.eventTally(pid).pk ||
     pk.startsWith(rateWindows)
   );
 }
@@ -239,7 +247,12 @@ export function wipes(kind: WipeKind, pid: string, item: Item): boolean {
 async function removeItems(deps: Deps, kind: WipeKind, pid: string, items: readonly Item[]): Promise<number> {
   const doomed = items.filter((item) => wipes(kind, pid, item));
   for (const item of doomed) await releaseOutside(deps, kind, pid, item);
-  await deps.store.batchDelete(doomed.map((item): Key => ({ pk: String(item.pk), sk: String(item.sk) })));
+  const keyOf = (item: Item): Key => ({ pk: String(item.pk), sk: String(item.sk) });
+  // A reset keeps the month's send usage: the `email.sent` events of sends counted by the event
+  // tally go through the events module, which counts those the tally has not met yet.
+  const sent = (item: Item) => kind === 'reset' && item.entity === 'event' && item.tallyUsage !== undefined;
+  await deleteEvents(deps, pid, doomed.filter(sent).map(keyOf));
+  await deps.store.batchDelete(doomed.filter((item) => !sent(item)).map(keyOf));
   return doomed.length;
 }
 

@@ -6,6 +6,7 @@
  * retries or how a caller answers.
  */
 
+import type { SendCategory } from '../billing/repository';
 import { type DataPatch, mergeForRender } from '../contacts/data';
 import type { ContactRecord } from '../contacts/repository';
 import {
@@ -57,6 +58,8 @@ export interface Recipient {
   readonly data?: DataPatch;
   /** The address is on the project's suppression list: the email is recorded SKIPPED, never sent. */
   readonly suppressed?: boolean;
+  /** Its send is counted by the event tally (`EmailRecord.tallyUsage`): the category had no cap. */
+  readonly tallyUsage?: SendCategory;
 }
 
 /** An email ready for the provider; its record is not written yet (`deliverEmail` does that first). */
@@ -147,6 +150,7 @@ export function newEmailRecord(
     createdAt: now.toISOString(),
     sentAt: null,
     updatedAt: now.toISOString(),
+    ...(recipient.tallyUsage ? { tallyUsage: recipient.tallyUsage } : {}),
   };
 }
 

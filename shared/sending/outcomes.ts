@@ -59,6 +59,7 @@ export function sentEvent(
       ...campaignOf(record),
     },
     createdAt: sent.at,
+    ...(record.tallyUsage ? { tallyUsage: record.tallyUsage } : {}),
   };
 }
 

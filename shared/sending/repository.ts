@@ -5,6 +5,7 @@
  * project's sends are listed through their `email.*` events), and an index entry would add a
  * write unit to both of a send's record writes.
  */
+import type { SendCategory } from '../billing/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 import type { TemplateType } from '../templates/schemas';
@@ -53,6 +54,12 @@ export interface EmailRecord {
    * SENDING (shared/email-events/repository.ts, `settleSending`); that event recorded `email.sent`.
    */
   readonly settledBy?: string;
+  /**
+   * Sent while its category had no monthly cap, so nothing was reserved for it: its `email.sent`
+   * event carries the category, and the event tally counts it in the month's usage
+   * (shared/billing/caps.ts).
+   */
+  readonly tallyUsage?: SendCategory;
 }
 
 /**

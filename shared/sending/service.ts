@@ -3,7 +3,8 @@
  * (validation, the template, Liquid syntax, the sender domain, link settings) is checked before
  * anything is written. The transactional monthly cap is reserved for the whole request
  * (shared/billing/caps.ts: all or nothing, 403 `BILLING_LIMIT_REACHED`), and what did not go out
- * is given back at the end. Then each recipient is processed one after another: its
+ * is given back at the end; without a cap nothing is reserved, and the event tally counts the
+ * emails sent. Then each recipient is processed one after another: its
  * contact upserted, its email composed (`compose.ts`: subscription rule of the content type,
  * rendering, MIME) and delivered (`deliver.ts`: record, provider call under the request's retry
  * budget, lifecycle event). What the request answers when no recipient could be sent (422, 502
@@ -20,7 +21,7 @@ import type { Deps } from '../ports';
 import { type CompiledTemplate, compileAll } from '../rendering';
 import { linkSettings } from '../subscriptions/links';
 import { findTemplate } from '../templates/service';
-import { composeEmail, type EmailContent } from './compose';
+import { composeEmail, type EmailContent, type Recipient } from './compose';
 import { type DeliveryPolicy, deliverEmail, resumeEmail } from './deliver';
 import type { MimeAttachment } from './mime';
 import type { EmailIds, SentEmail } from './outcomes';
@@ -115,15 +116,11 @@ export async function sendEmails(
         continue;
       }
       if (reserved(i)) handed++;
-      const email = await sendTo(
-        deps,
-        projectId,
-        prepared,
-        to,
-        input.subscribed,
-        ids[i]!,
-        suppressed.has(to.email.toLowerCase()),
-      );
+      const email = await sendTo(deps, projectId, prepared, to, input.subscribed, ids[i]!, {
+        suppressed: suppressed.has(to.email.toLowerCase()),
+        // No cap, nothing reserved: the email's `email.sent` is counted by the event tally.
+        ...(reservation.tally ? { tallyUsage: reservation.category } : {}),
+      });
       if (reserved(i) && email.status !== 'sent') handed--;
       emails.push(email);
     }
@@ -176,7 +173,7 @@ async function sendTo(
   to: Address,
   subscribed: boolean | undefined,
   ids: EmailIds,
-  suppressed: boolean,
+  how: Pick<Recipient, 'suppressed' | 'tallyUsage'>,
 ): Promise<SentEmail> {
   const { contact } = await upsertContact(
     deps,
@@ -189,7 +186,7 @@ async function sendTo(
     deps,
     projectId,
     p.content,
-    { to, contact, data: p.patch, suppressed },
+    { to, contact, data: p.patch, ...how },
     ids,
   );
   return composed.status === 'composed' ? deliverEmail(deps, composed, p.policy) : composed;

@@ -11,10 +11,12 @@
  * attempt can still hold it: then the send is `unknown` (it may have gone out) and never repeated.
  * The project's monthly workflows cap is reserved by that one attempt, after its claim and before
  * the provider call (shared/billing/caps.ts); over the cap the email is FAILED with reason
- * `BILLING_LIMIT_REACHED` and so is the step, which ends the execution FAILED.
+ * `BILLING_LIMIT_REACHED` and so is the step, which ends the execution FAILED. Without a cap the
+ * email is marked for the event tally, which counts it once sent.
  */
 import {
   BILLING_LIMIT_REACHED,
+  capOf,
   capReachedMessage,
   type Reservation,
   releaseSends,
@@ -90,7 +92,10 @@ export async function runSendEmailStep(
     links: await linkSettings(deps.config),
   };
   const to = config.recipient.type === 'CUSTOM' ? config.recipient.email : contact.email;
-  const suppressed = await suppressedAmong(deps, projectId, [to]);
+  const [suppressed, cap] = await Promise.all([
+    suppressedAmong(deps, projectId, [to]),
+    capOf(deps, projectId, 'workflows'),
+  ]);
   const composed = await composeEmail(
     deps,
     projectId,
@@ -108,6 +113,8 @@ export async function runSendEmailStep(
         },
       },
       suppressed: suppressed.has(to.toLowerCase()),
+      // No cap: nothing to reserve, and the event tally counts the email once it is sent.
+      ...(cap === null ? { tallyUsage: 'workflows' as const } : {}),
     },
     ids,
   );
@@ -116,11 +123,14 @@ export async function runSendEmailStep(
   // refusal settles the email FAILED with reason BILLING_LIMIT_REACHED, and the step fails.
   let reservation: Reservation | undefined;
   const admit = async () => {
-    reservation = await reserveSends(deps, projectId, 'workflows', 1, 'all');
+    reservation = await reserveSends(deps, projectId, 'workflows', 1, 'all', { cap });
     if (reservation.granted === 1) return undefined;
     return { reason: BILLING_LIMIT_REACHED, message: capReachedMessage('workflows') };
   };
-  const sent = await deliverEmail(deps, composed, POLICY, { claim: true, admit });
+  const sent = await deliverEmail(deps, composed, POLICY, {
+    claim: true,
+    ...(cap === null ? {} : { admit }),
+  });
   // Reserved but refused by the provider: not sent, so not counted.
   if (reservation && sent && sent.status !== 'sent') await releaseSends(deps, reservation, 1);
   if (sent) return outcomeOf(sent);

@@ -22,6 +22,7 @@ import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
 import { campaignRun } from './helpers/campaigns';
 import { uniqueEmail } from './helpers/contacts';
+import { settleEventCounts } from './helpers/events';
 import { type ApiOptions, type Json, useLocalRuntime } from './helpers/local';
 import { createTemplate, executionIn, linearWorkflow } from './helpers/workflows';
 
@@ -226,6 +227,9 @@ describe('POST /v1/send under the transactional cap', () => {
     expect((await send(p, d)).status).toBe(403);
     await setLimits(p, NO_CAPS);
     expect((await send(p, d)).status).toBe(200);
+    // Without a cap nothing is reserved: the event tally counts the send, minutes later.
+    expect((await consumption(p)).transactional).toBe(3);
+    await settleEventCounts(rt, p.pid);
     expect((await consumption(p)).transactional).toBe(4);
   });
 
@@ -439,6 +443,45 @@ describe('workflows under the workflows cap', () => {
   });
 });
 
+describe('sends without a cap', () => {
+  it('are counted by the event tally, once each: retries, redelivered tallies and a cap set meanwhile add nothing twice', async () => {
+    const p = await ownedProject('tally');
+    const headers = { 'idempotency-key': 'tally-once' };
+    const body = { to: uniqueEmail('k'), from: p.from, subject: 'Once', body: '<p>Once</p>' };
+    expect((await send(p, [uniqueEmail('t1'), uniqueEmail('t2')])).status).toBe(200);
+    expect((await p.api('POST', '/v1/send', { body, headers })).status).toBe(200);
+    expect((await p.api('POST', '/v1/send', { body, headers })).status).toBe(409);
+    // Nothing reserved, nothing counted yet: no write on the send path.
+    expect(await consumption(p)).toMatchObject({ transactional: 0, total: 0 });
+    await settleEventCounts(rt, p.pid);
+    expect(await consumption(p)).toMatchObject({ transactional: 3, total: 3 });
+
+    // A cap set now counts from there: one more fits, reserved (counted) at once.
+    await setLimits(p, { ...NO_CAPS, transactional: 4 });
+    expect((await send(p, uniqueEmail('t4'))).status).toBe(200);
+    expect(await consumption(p)).toMatchObject({ transactional: 4 });
+    expect((await send(p, uniqueEmail('t5'))).status).toBe(403);
+    // The tally, run again, counts the reserved send no second time.
+    await settleEventCounts(rt, p.pid);
+    expect(await consumption(p)).toMatchObject({ transactional: 4, total: 4 });
+    expect([...(await mailedTo(p)).values()].reduce((n, c) => n + c, 0)).toBe(4);
+  });
+
+  it('stay counted when the contact, and with it the `email.sent` event, is deleted before the tally met it', async () => {
+    const p = await ownedProject('gone');
+    const sent = await send(p, [uniqueEmail('g1'), uniqueEmail('g2')]);
+    expect(sent.status).toBe(200);
+    for (const e of sent.body.data.emails as Json[])
+      expect((await p.api('DELETE', `/contacts/${e.contact.id}`)).status).toBe(200);
+    await rt.drain({ timeoutMs: 30_000 });
+    for (const e of sent.body.data.emails as Json[])
+      expect((await p.api('GET', `/contacts/${e.contact.id}`)).status).toBe(404);
+    expect((await p.api('GET', '/events', { query: { name: 'email.sent' } })).body.data).toEqual([]);
+    await settleEventCounts(rt, p.pid);
+    expect(await consumption(p)).toMatchObject({ transactional: 2, total: 2 });
+  });
+});
+
 describe('billing consumption', () => {
   it('counts each category from its counters, within the calendar month (UTC)', async () => {
     const p = await ownedProject('usage');
@@ -458,6 +501,11 @@ describe('billing consumption', () => {
     const started = await p.api('POST', `/workflows/${wf}/executions`, { body: { contactId: contact } });
     await executionIn(p, wf, started.body.id, 'COMPLETED');
     await rt.drain({ timeoutMs: 30_000 });
+    // No caps: nothing was reserved, so nothing is counted before the event tally (run twice here:
+    // every queue message is delivered twice) counts the `email.sent` events.
+    expect(await consumption(p)).toMatchObject({ transactional: 0, campaigns: 0, workflows: 0, total: 0 });
+    await settleEventCounts(rt, p.pid);
+    await settleEventCounts(rt, p.pid);
 
     const now = rt.deps.clock.now();
     expect(await consumption(p)).toEqual({

@@ -245,6 +245,14 @@ describe('SES events applied to the emails they are about', () => {
     });
     const sentEvents = (await names(sent.contact.id)).filter((n) => n === 'email.sent');
     expect(sentEvents).toHaveLength(2); // the sender's before the simulated crash, and the settle's
+    // Each stands for its send in the month's usage when the event tally meets it (no cap here).
+    const stored: Json[] = [];
+    for await (const item of rt.deps.store.queryAll({
+      partition: keys.contactPartition(rt.projectId, sent.contact.id),
+      sort: { beginsWith: 'EV#' },
+    }))
+      if (item.name === 'email.sent') stored.push(item);
+    expect(stored.map((e) => e.tallyUsage)).toEqual(['transactional', 'transactional']);
     expect(await applySesEvent(rt.deps, sendEvent)).toBe('applied-before');
   });
 });

@@ -155,6 +155,45 @@ describe('the event tally', () => {
     expect((await p.api('GET', '/events/stats')).body.total).toBe(4);
   });
 
+  it('adds uncapped sends to the month of their `email.sent` event, once, though the batch is applied again after a crash', async () => {
+    const p = await freshProject('usage');
+    const contact = rt.deps.ids.uuid();
+    const now = rt.deps.clock.now();
+    const sent = (category: 'transactional' | 'workflows', at: Date): EventRecord => ({
+      id: rt.deps.ids.uuid(),
+      projectId: p.id,
+      contactId: contact,
+      name: 'email.sent',
+      data: {},
+      createdAt: at.toISOString(),
+      tallyUsage: category,
+    });
+    const settled = new Date(now.getTime() - TALLY_SETTLE_MS * 2);
+    for (const category of ['transactional', 'transactional', 'workflows'] as const)
+      await putEvent(rt.deps, sent(category, settled), settled);
+    // Written late (a replay): last month's send, counted in last month.
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0, 12));
+    await putEvent(rt.deps, sent('transactional', lastMonth), now);
+    // Reserved by its sender (a cap was set): no mark, not counted here.
+    await putEvent(rt.deps, { ...sent('transactional', settled), tallyUsage: undefined }, settled);
+    await rt.runtime.clock.advance(TALLY_DELAY_S);
+    // The run stops once every counter (the usage ones too) is written, before the batch ends.
+    const tallyItem = (c: StoreCall) => c.op === 'update' && (c.key?.pk ?? '').endsWith('#EVTALLY');
+    const faults = new StoreFaults();
+    faults.failAt(tallyItem, 2);
+    await expect(runTally(faults.inject(rt.deps), p.id)).rejects.toThrow('simulated crash');
+    expect(await rt.deps.store.get(keys.billingUsage(p.id, now.toISOString().slice(0, 7)))).toMatchObject({
+      transactional: 2,
+    });
+    await runTally(rt.deps, p.id);
+    await runTally(rt.deps, p.id);
+    const month = (at: Date) => rt.deps.store.get(keys.billingUsage(p.id, at.toISOString().slice(0, 7)));
+    expect(await month(now)).toMatchObject({ transactional: 2, workflows: 1 });
+    expect((await month(now))?.campaigns).toBeUndefined();
+    expect(await month(lastMonth)).toMatchObject({ transactional: 1 });
+    expect(await p.names()).toEqual(['email.sent:5']);
+  });
+
   it('two runs at once count each event once', async () => {
     const p = await freshProject('twice');
     // Seeded, not tracked: no tally is armed, so the runs below are the only ones.

@@ -415,6 +415,10 @@ describe('POST /users/@me/projects/{id}/reset', () => {
       ((await s.p.api('GET', '/contacts/fields')).body.fields as Json[]).filter((f) => f.isCustom);
     expect((await customFields()).length).toBeGreaterThan(0);
     const mailsBefore = await mailsTo(s.emails);
+    // The seed's one `/v1/send` (no cap) is not counted yet: the event tally has not met its event.
+    const usageKey = keys.billingUsage(s.pid, rt.deps.clock.now().toISOString().slice(0, 7));
+    const sentThisMonth = async () => Number((await rt.deps.store.get(usageKey))?.transactional ?? 0);
+    expect(await sentThisMonth()).toBe(0);
 
     const res = await rt.api('POST', `/users/@me/projects/${s.pid}/reset`, {
       ...s.owner.as,
@@ -430,6 +434,8 @@ describe('POST /users/@me/projects/{id}/reset', () => {
     const state = await rt.api('GET', `/users/@me/projects/${s.pid}/reset`, s.admin.as);
     expect(state.body).toMatchObject({ status: 'completed', completedAt: expect.any(String), error: null });
     expect(state.body.deleted).toBeGreaterThan(20);
+    // The month's send count keeps that send: the reset counted it as its event went.
+    expect(await sentThisMonth()).toBe(1);
 
     // The data, through the API.
     const contacts = await s.p.api('GET', '/contacts');
@@ -448,7 +454,7 @@ describe('POST /users/@me/projects/{id}/reset', () => {
     const left = (await itemsOf(s.pid)).map(keyOf).sort();
     const kept = (k: string) =>
       /^P#[^#]+ (#PROJECT|MEMBER#|DOMAIN#|DOMAINID#|BILLING#)/.test(k) ||
-      / ?P#[^ ]+#(SUPPRESSED|USAGE|RATE#\d+) /.test(k) ||
+      / ?P#[^ ]+#(SUPPRESSED|USAGE|RATE#\d+|EVTALLY) /.test(k) ||
       /#CSTATS /.test(k); // the recount writes the counters over, at zero
     expect(left.filter((k) => !kept(k))).toEqual([]);
     expect(left).toContain(`P#${s.pid} #PROJECT`);
@@ -477,6 +483,10 @@ describe('POST /users/@me/projects/{id}/reset', () => {
     await rt.drain({ timeoutMs: 60_000 });
     expect(await mailsTo(s.emails)).toBe(mailsBefore);
     expect(rt.queue.deadLetters().length).toBe(deadBefore);
+    // The tally, run since, found no event to count again.
+    await rt.runtime.queue.send('jobs', { type: 'events.tally', projectId: s.pid });
+    await rt.drain({ timeoutMs: 60_000 });
+    expect(await sentThisMonth()).toBe(1);
 
     // The project goes on from empty.
     const email = uniqueEmail('after');
