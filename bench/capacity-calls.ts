@@ -14,6 +14,7 @@
  * the repository's own items (`toItem`, and the email claim `putClaim` writes) in BatchWriteItem
  * requests of 25 on the runtime's client, not through the API.
  */
+import { NO_LIMITS, putBillingLimits } from '../shared/billing/repository';
 import { requestRecount } from '../shared/contacts/messages';
 import { type ContactRecord, toItem } from '../shared/contacts/repository';
 import { TALLY_DELAY_S, tallyJobMessage } from '../shared/events/tally';
@@ -155,6 +156,24 @@ for (const n of [1, 5]) {
       await createContacts(existing);
     },
   );
+}
+
+// With a monthly transactional cap the send reserves its room on the request path (one write to
+// the month's usage item); without one (every call above) the event tally counts it later.
+{
+  const limits = { transactional: 1_000_000, campaigns: null, workflows: null };
+  const change = { at: new Date().toISOString(), by: 'bench' };
+  await meter.unmetered(() => putBillingLimits(rt.deps, rt.projectId, limits, change));
+  let existing: string[] = [];
+  await measure(
+    'POST /v1/send, 1 existing contact, transactional cap set',
+    () => send(existing),
+    async () => {
+      existing = [email('send-cap')];
+      await createContacts(existing);
+    },
+  );
+  await meter.unmetered(() => putBillingLimits(rt.deps, rt.projectId, NO_LIMITS, change));
 }
 
 const track = (body: Record<string, unknown>, idempotencyKey?: string) =>
