@@ -21,6 +21,7 @@
  * batch (`tally.ts`).
  */
 import * as z from 'zod/mini';
+import { SEND_CATEGORIES } from '../billing/repository';
 import { defineJobMessage, enqueue, type JobMeta } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
@@ -84,6 +85,10 @@ export type DispatchEventMessage = {
   readonly listeners: readonly string[];
 };
 
+/**
+ * The whole event, what the tally counts of it included (`campaignCounts`, `tallyUsage`): the job
+ * may be the one that stores it (the emitter stopped, or the job ran before the emitter's write).
+ */
 const eventSchema = z.object({
   id: z.string().check(z.minLength(1)),
   projectId: z.string().check(z.minLength(1)),
@@ -92,6 +97,10 @@ const eventSchema = z.object({
   data: z.record(z.string(), z.unknown()),
   createdAt: z.iso.datetime(),
   email: z.optional(z.string()),
+  campaignCounts: z.optional(
+    z.object({ campaignId: z.string().check(z.minLength(1)), counts: z.record(z.string(), z.number()) }),
+  ),
+  tallyUsage: z.optional(z.enum(SEND_CATEGORIES)),
 });
 
 /** The dispatch job's message, checked when `emit` enqueues it and when it runs (`jobs.ts`). */

@@ -261,6 +261,22 @@ describe('the dispatch job', () => {
     expect(m.itemsWhere('EV#')).toHaveLength(1);
   });
 
+  it('stores what the tally counts of the event too: its campaign counts and its send usage', async () => {
+    const { m, deps, jobDeps } = depsWith([recorder('a', ['email.*']).listener]);
+    const e = event('email.sent', {
+      campaignCounts: { campaignId: 'camp-1', counts: { sent: 1, unknown: -1 } },
+      tallyUsage: 'campaigns',
+    });
+    m.failNext('put', 'EV#');
+    await expect(emit(deps, e)).rejects.toThrow('simulated crash');
+    const [message] = dispatches(m);
+    await runDispatch(jobDeps, dispatchEventJobMessage.schema.parse(message), meta);
+    expect(m.item(eventKey(e))).toMatchObject({
+      campaignCounts: { campaignId: 'camp-1', counts: { sent: 1, unknown: -1 } },
+      tallyUsage: 'campaigns',
+    });
+  });
+
   it('reads, not writes, an event the emitter stored', async () => {
     const { m, deps, jobDeps } = depsWith([recorder('a', ['*']).listener]);
     const e = event('signup');
