@@ -192,6 +192,16 @@ export interface TallyBatch {
   readonly usage?: Readonly<Record<string, Readonly<Partial<Record<SendCategory, number>>>>>;
 }
 
+/** Sends counted per month (`YYYY-MM`) and category, as `TallyBatch.usage` holds them. */
+export type SendUsage = Record<string, Partial<Record<SendCategory, number>>>;
+
+/** Counts one send of `category` at `at` (an `email.sent` event's time) in `usage`, in its month. */
+export function countSend(usage: SendUsage, at: string, category: SendCategory): void {
+  const month = usage[at.slice(0, 7)] ?? {};
+  month[category] = (month[category] ?? 0) + 1;
+  usage[at.slice(0, 7)] = month;
+}
+
 /** Where the tally stands: counted up to `through`; `pending` is a batch begun and not finished. */
 export interface TallyState {
   readonly through: string;
@@ -439,7 +449,7 @@ export async function deleteEvents(
 ): Promise<EventRecord[]> {
   if (items.length === 0) return [];
   const through = await settledTally(deps, projectId);
-  const usage: Record<string, Partial<Record<SendCategory, number>>> = {};
+  const usage: SendUsage = {};
   const deleted: EventRecord[] = [];
   const counted: EventRecord[] = [];
   for (let i = 0; i < items.length; i += 25) {
@@ -454,12 +464,8 @@ export async function deleteEvents(
       // Its place in the time index (its write time when it was written late).
       const position = String(old[keyAttributes('eventsByTime').sortKey] ?? eventPosition(event));
       if (old.counted === true || position <= through) counted.push(event);
-      else if (typeof old.tallyUsage === 'string') {
-        const month = usage[event.createdAt.slice(0, 7)] ?? {};
-        const category = old.tallyUsage as SendCategory;
-        month[category] = (month[category] ?? 0) + 1;
-        usage[event.createdAt.slice(0, 7)] = month;
-      }
+      else if (typeof old.tallyUsage === 'string')
+        countSend(usage, event.createdAt, old.tallyUsage as SendCategory);
     }
   }
   const byName = new Map<string, number>();

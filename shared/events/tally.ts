@@ -32,10 +32,12 @@ import type { StoreDeps } from '../store/store';
 import {
   applyTally,
   beginTally,
+  countSend,
   eventsToTally,
   finishTally,
   getTallyState,
   hourOf,
+  type SendUsage,
   type TallyBatch,
 } from './repository';
 
@@ -101,7 +103,7 @@ async function nextBatch(
   const hourMetrics: Record<string, Record<string, number>> = {};
   const days: Record<string, Record<string, number>> = {};
   const minutes: Record<string, number> = {};
-  const usage: Record<string, Record<string, number>> = {};
+  const usage: SendUsage = {};
   let read = 0;
   let last = from;
   let cursor: string | undefined;
@@ -137,10 +139,7 @@ async function nextBatch(
           run[counter] = (run[counter] ?? 0) + n;
       }
       // A message sent while its category had no cap: counted in the month it was sent.
-      if (e.tallyUsage) {
-        const month = bucket(usage, e.createdAt.slice(0, 7));
-        month[e.tallyUsage] = (month[e.tallyUsage] ?? 0) + 1;
-      }
+      if (e.tallyUsage) countSend(usage, e.createdAt, e.tallyUsage);
     }
     cursor = page.cursor || undefined;
   } while (cursor && read < TALLY_BATCH_EVENTS);
