@@ -7,11 +7,14 @@
  * Exactly once per recipient, through crashes and redeliveries:
  * - Each recipient's email id is derived from (campaign, contact) (`ids.ts`), and its record's
  *   first write is a conditional put (`deliverEmail` with `claim`): the claim. Only the attempt
- *   whose claim lands calls the provider; any other attempt finds the record and takes its
- *   outcome from it (`resume`): SENT and FAILED are settled (their event is emitted again if the
- *   attempt stopped before it, stored once), and SENDING means an attempt stopped between its
- *   claim and the provider's answer: the message may have gone out, so it is never sent again and
- *   counts as `unknown` (until the SES send event, a later pipeline, settles it).
+ *   whose claim lands calls the provider, and when the provider answers it writes the
+ *   recipient's `email.sent` event, stamped at the claim, and nothing else: that event is the
+ *   outcome (`EmailRecord.sentEventId`; the record is not rewritten SENT). Any other attempt finds
+ *   the record and takes its outcome from it (`resume`): FAILED and SKIPPED are settled (a failed
+ *   one's event emitted again if the attempt stopped before it, stored once), a record with its
+ *   `email.sent` stored is sent, and one without means an attempt stopped between its claim and
+ *   that event: the message may have gone out, so it is never sent again and counts as `unknown`
+ *   (until its SES Send event settles it with that same event, shared/email-events).
  * - The run item holds the batch number and the audience position; a batch's counts are added
  *   with the move to the next position in one update conditional on the batch number, so a batch
  *   that runs twice (a worker that died before its checkpoint) is counted once: its claims, made
@@ -59,9 +62,14 @@ import {
   projectState,
 } from '../projects/state';
 import type { EmailContent } from '../sending/compose';
-import { type DeliveryPolicy, deliverEmail } from '../sending/deliver';
-import { type EmailIds, failedEvent, sentEvent } from '../sending/outcomes';
-import { attemptOutcome, claimEmailRecord, type EmailRecord, getEmailRecord } from '../sending/repository';
+import { type DeliveryPolicy, deliverEmail, replaySent } from '../sending/deliver';
+import { type EmailIds, failedEvent } from '../sending/outcomes';
+import {
+  claimEmailRecord,
+  type EmailRecord,
+  getEmailRecord,
+  readAttemptOutcome,
+} from '../sending/repository';
 import { linkSettings } from '../subscriptions/links';
 import { type Audience, audiencePage, prepareAudience } from './audience';
 import { campaignEmailIds } from './ids';
@@ -641,7 +649,8 @@ async function sendOne(
   const now = deps.clock.now().toISOString();
   const composed = {
     status: 'composed' as const,
-    record: { ...base, createdAt: now, updatedAt: now },
+    // Its outcome is its `email.sent` event, stamped at the claim: no write of SENT on the record.
+    record: { ...base, createdAt: now, updatedAt: now, sentEventId: ids.sentEvent },
     raw: message.raw,
     contact: { id: contact.id, email: contact.email },
     ids,
@@ -676,21 +685,14 @@ async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: numbe
   // Given back meanwhile (another runner's throttled claim): this batch must run again.
   if (!record) throw new RetryableSendError('RATE_EXCEEDED', 'A claim was given back while it was read');
   if (record.campaignBatch !== batch) return 'counted-before';
-  switch (attemptOutcome(record)) {
+  switch (await readAttemptOutcome(deps, record)) {
     // Settled by its SES Send event after a crash left it SENDING: that event's tally turns the
     // batch's `unknown` into `sent` (shared/email-events/apply.ts), so the batch counts it unknown.
     case 'settled':
       return 'unknown';
     case 'sent':
-      await emit(
-        deps,
-        sentEvent(record, ids.sentEvent, {
-          messageId: record.messageId,
-          at: record.sentAt ?? record.updatedAt,
-          contactEmail: record.to,
-        }),
-        { replay: true },
-      );
+      // A record whose outcome is its event was found with the event stored (its dispatch queued).
+      if (record.sentEventId === undefined) await replaySent(deps, record, ids);
       return 'sent';
     case 'failed':
       await emit(

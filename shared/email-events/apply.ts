@@ -25,6 +25,7 @@ import { emit } from '../events/emit';
 import { type EventRecord, eventStored } from '../events/repository';
 import { enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
+import { sentEventAt } from '../sending/repository';
 import { sesEventJobMessage } from './messages';
 import { readSesEvent, type SesEventFacts } from './parse';
 import { applyToEmailRecord, settleSending, suppress, type TrackedEmail } from './repository';
@@ -143,8 +144,11 @@ function lifecycleEvent(
   if (campaignId && how.first && metric) {
     counts = { [metric]: 1, ...(how.unsubscribes ? { unsubscribed: 1 } : {}) };
   }
+  // A record whose outcome is its sender's `email.sent` is settled with that very event (same id
+  // and time): of a sender that stored it late and this, one is kept.
+  const own = how.settled === true && record.sentEventId !== undefined;
   return {
-    id: nameUuid(`sesame:ses-event:${facts.identity}`),
+    id: own ? record.sentEventId! : nameUuid(`sesame:ses-event:${facts.identity}`),
     projectId: facts.projectId,
     contactId: record.contactId,
     email: facts.recipient,
@@ -159,7 +163,7 @@ function lifecycleEvent(
       ...facts.details,
       ...(how.first !== undefined && metric ? { first: how.first } : {}),
     },
-    createdAt: facts.at,
+    createdAt: own ? sentEventAt(record) : facts.at,
     ...(campaignId && counts ? { campaignCounts: { campaignId, counts } } : {}),
     // The Send event that settles an email stands for its sender's `email.sent`.
     ...(how.settled && record.tallyUsage ? { tallyUsage: record.tallyUsage } : {}),

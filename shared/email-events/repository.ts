@@ -10,7 +10,14 @@
  * (`openedBy` beside `openedAt`), so a redelivery can tell whether the event it repeats was the
  * first, after the record has moved on.
  */
-import type { EmailRecord, EmailStatus } from '../sending/repository';
+import { eventStored } from '../events/repository';
+import {
+  attemptOutcome,
+  type EmailRecord,
+  type EmailStatus,
+  emailRecordOf,
+  sentEventAt,
+} from '../sending/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 import type { EmailEventKind, SesEventFacts } from './parse';
@@ -63,10 +70,7 @@ export type RecordChange =
   /** No such email in the project. */
   | { readonly applied: 'no-record' };
 
-function fromItem(item: Record<string, unknown>): TrackedEmail {
-  const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
-  return record as unknown as TrackedEmail;
-}
+const fromItem = (item: Record<string, unknown>) => emailRecordOf(item) as TrackedEmail;
 
 const applied = (record: TrackedEmail, identity: string) => {
   const set = record.appliedEvents;
@@ -133,8 +137,12 @@ export async function applyToEmailRecord(
     const conditions = ['attribute_exists(pk)', 'NOT contains(appliedEvents, :id)'];
     if (withStatus && status) {
       // A SENDING record waits for its Send event to settle it (`settleSending`), which then
-      // takes the status these events' times imply.
-      conditions.push('(attribute_not_exists(statusRank) OR statusRank < :rank)', '#status <> :sending');
+      // takes the status these events' times imply. One whose outcome is its `email.sent` event
+      // stays SENDING once sent: its events move it (its Send event settles it apart).
+      conditions.push(
+        '(attribute_not_exists(statusRank) OR statusRank < :rank)',
+        '(#status <> :sending OR attribute_exists(sentEventId))',
+      );
       values[':sending'] = 'SENDING';
     }
     return {
@@ -213,17 +221,12 @@ export async function settleSending(
   const item = await deps.store.get(key, { consistent: true });
   if (!item) return undefined;
   const record = fromItem(item);
+  if (record.sentEventId !== undefined) return settleByEvent(deps, facts, now, record, options);
   if (record.status !== 'SENDING') return { record, settled: false };
   const waitMs = Date.parse(record.updatedAt) + SENDING_GRACE_MS - Date.parse(now);
   if (waitMs > 0 && !options.waited) return { record, settled: false, waitMs };
   // Events that came while it waited left their times: the status is the furthest they imply.
-  const reached: EmailStatus = record.complainedAt
-    ? 'COMPLAINED'
-    : record.bouncedAt
-      ? 'BOUNCED'
-      : record.deliveredAt
-        ? 'DELIVERED'
-        : 'SENT';
+  const reached = reachedStatus(record);
   const settled = await deps.store.writeIf({
     update: key,
     expression:
@@ -252,6 +255,83 @@ export async function settleSending(
     },
     settled,
   };
+}
+
+/**
+ * `settleSending` for a record whose outcome is its `email.sent` event (`sentEventId`): its
+ * sender stores that event when SES answers, long before SES's Send event comes, so the usual
+ * Send event costs two reads (the record, the event) and writes nothing. With no such event the
+ * sender may still be at work (it waits out `SENDING_GRACE_MS` from the claim) or stopped after
+ * the provider call: the record then gets `settledBy`, and the caller records the same event
+ * (same id and time, `sentEventAt`), so of a sender that stored it late and the settle only one
+ * is kept. SES's other events may have moved the record's status meanwhile; it is kept.
+ */
+async function settleByEvent(
+  deps: StoreDeps,
+  facts: SesEventFacts,
+  now: string,
+  first: TrackedEmail,
+  options: { readonly waited?: boolean },
+): Promise<{ readonly record: TrackedEmail; readonly settled: boolean; readonly waitMs?: number }> {
+  const sent = {
+    projectId: first.projectId,
+    contactId: first.contactId,
+    createdAt: sentEventAt(first),
+    id: first.sentEventId!,
+  };
+  if (first.settledBy !== undefined || attemptOutcome(first) !== 'sending')
+    return { record: first, settled: false };
+  if (await eventStored(deps, sent, { consistent: false })) return { record: first, settled: false };
+  const waitMs = Date.parse(first.createdAt) + SENDING_GRACE_MS - Date.parse(now);
+  if (waitMs > 0 && !options.waited) return { record: first, settled: false, waitMs };
+  if (await eventStored(deps, sent)) return { record: first, settled: false };
+  let record = first;
+  // An event applied between the read and the write moves the status: read again and retry.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const reached = record.status === 'SENDING' ? reachedStatus(record) : undefined;
+    const settled = await deps.store.writeIf({
+      update: keys.emailMessage(record.projectId, record.id),
+      expression: `SET ${reached ? '#status = :reached, statusRank = :rank, ' : ''}messageId = :messageId, sentAt = :at, settledBy = :id, updatedAt = :now`,
+      names: { '#status': 'status' },
+      values: {
+        ...(reached ? { ':reached': reached, ':rank': RANK[reached] } : {}),
+        ':seen': record.status,
+        ':messageId': facts.messageId,
+        ':at': facts.at,
+        ':id': facts.identity,
+        ':now': now,
+      },
+      if: 'attribute_not_exists(settledBy) AND #status = :seen',
+    });
+    if (settled) {
+      const status = reached ?? record.status;
+      return {
+        record: {
+          ...record,
+          status,
+          messageId: facts.messageId,
+          sentAt: facts.at,
+          settledBy: facts.identity,
+        },
+        settled,
+      };
+    }
+    const again = await readRecord(deps, record.projectId, record.id);
+    if (!again || again.settledBy !== undefined) return { record: again ?? record, settled: false };
+    record = again;
+  }
+  throw new Error(`Email ${facts.emailId}: its Send event could not settle it`);
+}
+
+/** The status a settled record takes: the furthest the times of the events applied meanwhile imply. */
+function reachedStatus(record: TrackedEmail): EmailStatus {
+  return record.complainedAt
+    ? 'COMPLAINED'
+    : record.bouncedAt
+      ? 'BOUNCED'
+      : record.deliveredAt
+        ? 'DELIVERED'
+        : 'SENT';
 }
 
 /** An address on the project's suppression list. */

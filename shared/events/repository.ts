@@ -129,9 +129,13 @@ async function addCampaignCounts(
 }
 
 /** Whether this very event (same id and time) is stored: one strongly consistent read. */
-export async function eventStored(deps: StoreDeps, event: EventRecord): Promise<boolean> {
+export async function eventStored(
+  deps: StoreDeps,
+  event: Pick<EventRecord, 'projectId' | 'contactId' | 'createdAt' | 'id'>,
+  options: { readonly consistent?: boolean } = { consistent: true },
+): Promise<boolean> {
   const key = keys.contactEvent(event.projectId, event.contactId, event.createdAt, event.id);
-  return (await deps.store.get(key, { consistent: true })) !== undefined;
+  return (await deps.store.get(key, options)) !== undefined;
 }
 
 const hourExpiry = (hour: string) =>

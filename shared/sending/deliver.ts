@@ -1,7 +1,8 @@
 /**
  * Delivering one composed email: its record first (SENDING, so a process that stops during the
  * provider call leaves a trace), the provider call with the caller's retry policy, then the
- * record's outcome and its lifecycle event. And `resumeEmail`, which tells what an earlier
+ * record's outcome and its lifecycle event (for a record whose outcome is its `email.sent`, a
+ * campaign's, the event alone: `EmailRecord.sentEventId`). And `resumeEmail`, which tells what an earlier
  * attempt with the same ids did, so that a caller that runs again (a resumed Idempotency-Key, a
  * redelivered job message) never sends one email twice.
  */
@@ -12,11 +13,13 @@ import { sleep } from '../store/store';
 import type { ComposedEmail } from './compose';
 import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail, sentEvent } from './outcomes';
 import {
-  attemptOutcome,
   claimEmailRecord,
+  type EmailRecord,
   getEmailRecord,
   putEmailRecord,
+  readAttemptOutcome,
   releaseEmailRecord,
+  sentEventAt,
   updateEmailRecord,
 } from './repository';
 
@@ -126,15 +129,24 @@ export async function deliverEmail(
     return recordFailure(deps, record, failure, entry, true);
   }
   const sentAt = deps.clock.now().toISOString();
-  await updateEmailRecord(deps, record.projectId, record.id, {
-    status: 'SENT',
-    messageId,
-    sentAt,
-    updatedAt: sentAt,
-  });
+  // A record whose outcome is its `email.sent` event stays as claimed: the event, stamped at the
+  // claim, says it went out (`EmailRecord.sentEventId`).
+  if (record.sentEventId === undefined) {
+    await updateEmailRecord(deps, record.projectId, record.id, {
+      status: 'SENT',
+      messageId,
+      sentAt,
+      updatedAt: sentAt,
+    });
+  }
+  const at = record.sentEventId === undefined ? sentAt : sentEventAt(record);
   await emit(
     deps,
-    sentEvent(record, ids.sentEvent, { messageId, at: sentAt, contactEmail: composed.contact.email }),
+    sentEvent(record, record.sentEventId ?? ids.sentEvent, {
+      messageId,
+      at,
+      contactEmail: composed.contact.email,
+    }),
   );
   return { ...entry, status: 'sent' };
 }
@@ -152,7 +164,7 @@ export async function resumeEmail(
 ): Promise<SentEmail | undefined> {
   const record = await getEmailRecord(deps, projectId, ids.email);
   if (!record) return undefined;
-  const outcome = attemptOutcome(record);
+  const outcome = await readAttemptOutcome(deps, record);
   // Never handed to SES: tried again.
   if (outcome === 'failed') return undefined;
   const entry = { contact: { id: record.contactId, email: record.to }, email: record.id };
@@ -162,16 +174,9 @@ export async function resumeEmail(
     case 'settled':
       return { ...entry, status: 'sent' };
     case 'sent':
-      // The same event (id and time) as the attempt's own: stored once, dispatched once.
-      await emit(
-        deps,
-        sentEvent(record, ids.sentEvent, {
-          messageId: record.messageId,
-          at: record.sentAt ?? record.updatedAt,
-          contactEmail: record.to,
-        }),
-        { replay: true },
-      );
+      // The same event (id and time) as the attempt's own: stored once, dispatched once. One
+      // that is the email's outcome was found stored (its dispatch queued with it).
+      if (record.sentEventId === undefined) await replaySent(deps, record, ids);
       return { ...entry, status: 'sent' };
     case 'skipped':
       return { ...entry, status: 'skipped', reason: record.reason ?? 'unsubscribed' };
@@ -183,6 +188,19 @@ export async function resumeEmail(
         error: 'An earlier attempt stopped while this message was being handed to the provider',
       };
   }
+}
+
+/** Emits again the `email.sent` of a SENT record whose sender may have stopped before it did. */
+export async function replaySent(deps: OutcomeDeps, record: EmailRecord, ids: EmailIds): Promise<void> {
+  await emit(
+    deps,
+    sentEvent(record, ids.sentEvent, {
+      messageId: record.messageId,
+      at: sentEventAt(record),
+      contactEmail: record.to,
+    }),
+    { replay: true },
+  );
 }
 
 /** Calls the provider, retrying with jittered exponential backoff while it asks to retry. */

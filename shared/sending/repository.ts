@@ -6,6 +6,7 @@
  * write unit to both of a send's record writes.
  */
 import type { SendCategory } from '../billing/repository';
+import { eventStored } from '../events/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 import type { TemplateType } from '../templates/schemas';
@@ -13,7 +14,8 @@ import type { TemplateType } from '../templates/schemas';
 /**
  * SENDING while the provider is called (a record left in SENDING means the process stopped
  * there), then SENT, FAILED, or SKIPPED when the contact's subscription or the suppression list
- * excluded it. SES's events then move a sent email on (shared/email-events): DELIVERY_DELAYED,
+ * excluded it. A record whose outcome is its `email.sent` event (`sentEventId`, a campaign's) is
+ * not written SENT: it stays SENDING until SES's events move it. SES's events then move a sent email on (shared/email-events): DELIVERY_DELAYED,
  * DELIVERED, BOUNCED, COMPLAINED, or FAILED for a reject or a rendering failure.
  */
 export type EmailStatus =
@@ -60,7 +62,18 @@ export interface EmailRecord {
    * (shared/billing/caps.ts).
    */
   readonly tallyUsage?: SendCategory;
+  /**
+   * The id of the `email.sent` event that is this email's outcome (a campaign's email): its
+   * sender never writes SENT on the record, whose claim stays SENDING until SES's events move it;
+   * the event, stamped at the claim's `createdAt` (`sentEventAt`), is what says it went out. One
+   * write fewer per recipient (docs/campaigns.md).
+   */
+  readonly sentEventId?: string;
 }
+
+/** When an email's `email.sent` event is stamped: its claim's time when that event is its outcome. */
+export const sentEventAt = (record: EmailRecord) =>
+  record.sentEventId !== undefined ? record.createdAt : (record.sentAt ?? record.updatedAt);
 
 /**
  * What the attempt at an email came to, whatever SES's events made of it since: `sent` for any
@@ -73,6 +86,13 @@ export type AttemptOutcome = 'sent' | 'settled' | 'sending' | 'failed' | 'skippe
 
 export function attemptOutcome(record: EmailRecord): AttemptOutcome {
   if (record.settledBy !== undefined) return 'settled';
+  if (record.sentEventId !== undefined) {
+    // Its outcome is its `email.sent` event (`readAttemptOutcome` looks it up): short of it, an
+    // attempt is settled only when its sender settled it FAILED or SKIPPED (with a reason).
+    if (record.status === 'SKIPPED') return 'skipped';
+    if (record.status === 'FAILED' && record.reason !== null) return 'failed';
+    return 'sending';
+  }
   switch (record.status) {
     case 'SENDING':
       return 'sending';
@@ -83,6 +103,26 @@ export function attemptOutcome(record: EmailRecord): AttemptOutcome {
     default:
       return 'sent';
   }
+}
+
+/**
+ * `attemptOutcome`, with the `email.sent` event of a record whose outcome it is looked up: `sent`
+ * when that event is stored by its sender, `settled` when SES's Send event settled the record
+ * (which writes `settledBy` before the same event, so an event found with no `settledBy` read
+ * after it is the sender's), `sending` (unknown) while neither happened.
+ */
+export async function readAttemptOutcome(deps: StoreDeps, record: EmailRecord): Promise<AttemptOutcome> {
+  const outcome = attemptOutcome(record);
+  if (outcome !== 'sending' || record.sentEventId === undefined) return outcome;
+  const sent = {
+    projectId: record.projectId,
+    contactId: record.contactId,
+    createdAt: sentEventAt(record),
+    id: record.sentEventId,
+  };
+  if (!(await eventStored(deps, sent))) return 'sending';
+  const now = await getEmailRecord(deps, record.projectId, record.id, { consistent: true });
+  return now?.settledBy !== undefined ? 'settled' : 'sent';
 }
 
 export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<void> {
@@ -100,8 +140,18 @@ export async function putEmailRecord(deps: StoreDeps, record: EmailRecord): Prom
  * when it has one, which then stays as it is.
  */
 export async function claimEmailRecord(deps: StoreDeps, record: EmailRecord): Promise<boolean> {
+  // A claim whose outcome is its event leaves its unknown message id and send time out, so that
+  // SES's events can set them (`if_not_exists`); they read back as null.
+  const { messageId, sentAt, ...rest } = record;
+  const unset = record.sentEventId !== undefined;
   return deps.store.writeIf({
-    put: { ...keys.emailMessage(record.projectId, record.id), entity: 'email', ...record },
+    put: {
+      ...keys.emailMessage(record.projectId, record.id),
+      entity: 'email',
+      ...rest,
+      ...(unset && messageId === null ? {} : { messageId }),
+      ...(unset && sentAt === null ? {} : { sentAt }),
+    },
     if: 'attribute_not_exists(pk)',
   });
 }
@@ -141,7 +191,15 @@ export async function getEmailRecord(
   options: { readonly consistent?: boolean } = {},
 ): Promise<EmailRecord | undefined> {
   const item = await deps.store.get(keys.emailMessage(projectId, emailId), options);
-  if (!item) return undefined;
+  return item ? emailRecordOf(item) : undefined;
+}
+
+/** A record from its item (a claim may leave `messageId` and `sentAt` out: null). */
+export function emailRecordOf(item: Readonly<Record<string, unknown>>): EmailRecord {
   const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
-  return record as unknown as EmailRecord;
+  return {
+    ...record,
+    messageId: item.messageId ?? null,
+    sentAt: item.sentAt ?? null,
+  } as unknown as EmailRecord;
 }

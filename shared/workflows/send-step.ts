@@ -127,7 +127,10 @@ export async function runSendEmailStep(
     if (reservation.granted === 1) return undefined;
     return { reason: BILLING_LIMIT_REACHED, message: capReachedMessage('workflows') };
   };
-  const sent = await deliverEmail(deps, composed, POLICY, {
+  // Its outcome is its `email.sent` event, stamped at the claim: no write of SENT on the record
+  // (as a campaign recipient's, shared/campaigns/fanout.ts).
+  const claimed = { ...composed, record: { ...composed.record, sentEventId: ids.sentEvent } };
+  const sent = await deliverEmail(deps, claimed, POLICY, {
     claim: true,
     ...(cap === null ? {} : { admit }),
   });
@@ -145,7 +148,9 @@ async function earlierAttempt(deps: Deps, projectId: string, ids: EmailIds): Pro
   const prior = await resumeEmail(deps, projectId, ids);
   if (prior?.status !== 'unknown') return prior;
   const record = await getEmailRecord(deps, projectId, ids.email, { consistent: true });
-  const age = deps.clock.now().getTime() - Date.parse(record?.updatedAt ?? '');
+  // Held since its claim (SES's events may have changed `updatedAt` of one whose outcome is its event).
+  const since = record?.sentEventId === undefined ? record?.updatedAt : record.createdAt;
+  const age = deps.clock.now().getTime() - Date.parse(since ?? '');
   if (record && age < SENDING_GRACE_MS)
     throw new SendInFlightError('The step email is being sent by another attempt');
   return prior;

@@ -167,8 +167,9 @@ describe('a workflow run with every message delivered twice', () => {
   it('a crash between the email claim and the provider’s answer never sends twice', async () => {
     const email = uniqueEmail('wf-inflight');
     const contactId = await createContact(rt, email);
-    // The record's outcome (after the provider call) fails once: the record stays SENDING.
-    faults.failAt((c) => c.op === 'update' && pk(c).includes('#MSG#'), 1);
+    // The email's outcome, its `email.sent` event (after the provider call), fails once: the
+    // record stays SENDING with no event.
+    faults.failAt((c) => c.op === 'put' && sk(c).startsWith('EV#') && c.item?.name === 'email.sent', 1);
     const started = { body: await trackStart(email, contactId) };
     await waitUntil(
       'the first mail',

@@ -32,6 +32,8 @@ export interface StoreCall {
   readonly expression?: string;
   /** A write's condition. */
   readonly condition?: string;
+  /** A put's item. */
+  readonly item?: Readonly<Record<string, unknown>>;
 }
 
 export type CallMatch = (call: StoreCall) => boolean;
@@ -39,7 +41,12 @@ export type CallMatch = (call: StoreCall) => boolean;
 function callOf(write: Write): StoreCall {
   const condition = write.if === undefined ? {} : { condition: write.if };
   if ('put' in write)
-    return { op: 'put', key: { pk: String(write.put.pk), sk: String(write.put.sk) }, ...condition };
+    return {
+      op: 'put',
+      key: { pk: String(write.put.pk), sk: String(write.put.sk) },
+      item: write.put,
+      ...condition,
+    };
   if ('update' in write)
     return { op: 'update', key: write.update, expression: write.expression, ...condition };
   return { op: 'delete', key: write.delete, ...condition };

@@ -1,6 +1,6 @@
 /** What a resume reads from an email record: never a second send of an email SES was handed. */
 import { describe, expect, it } from 'vitest';
-import { attemptOutcome, type EmailRecord } from '../../../shared/sending/repository';
+import { attemptOutcome, type EmailRecord, sentEventAt } from '../../../shared/sending/repository';
 
 const record = (change: Partial<EmailRecord>): EmailRecord => ({
   id: 'e',
@@ -40,5 +40,28 @@ describe('attemptOutcome', () => {
     expect(attemptOutcome(record({ status: 'SENDING', messageId: null, sentAt: null }))).toBe('sending');
     expect(attemptOutcome(record({ status: 'SKIPPED', messageId: null, sentAt: null }))).toBe('skipped');
     expect(attemptOutcome(record({ status: 'DELIVERED', settledBy: 'x' }))).toBe('settled');
+  });
+});
+
+describe('attemptOutcome of a record whose outcome is its email.sent event', () => {
+  const claimed = (change: Partial<EmailRecord>) =>
+    record({ status: 'SENDING', messageId: null, sentAt: null, sentEventId: 'ev', ...change });
+
+  it('is left to the event (sending) whatever SES moved the record to', () => {
+    for (const status of ['SENDING', 'DELIVERED', 'DELIVERY_DELAYED', 'BOUNCED', 'COMPLAINED'] as const)
+      expect(attemptOutcome(claimed({ status }))).toBe('sending');
+    // A Reject moves it to FAILED with no reason: SES had it.
+    expect(attemptOutcome(claimed({ status: 'FAILED' }))).toBe('sending');
+  });
+
+  it('is failed or skipped when its sender settled it so (with a reason), settled by its Send event', () => {
+    expect(attemptOutcome(claimed({ status: 'FAILED', reason: 'MessageRejected' }))).toBe('failed');
+    expect(attemptOutcome(claimed({ status: 'SKIPPED', reason: 'suppressed' }))).toBe('skipped');
+    expect(attemptOutcome(claimed({ status: 'DELIVERED', settledBy: 'x' }))).toBe('settled');
+  });
+
+  it('stamps its email.sent at the claim', () => {
+    expect(sentEventAt(claimed({}))).toBe('2026-11-23T00:00:00.000Z');
+    expect(sentEventAt(record({}))).toBe('2026-11-23T00:00:01.000Z');
   });
 });
