@@ -97,11 +97,11 @@ async function build(fn: Fn): Promise<Built> {
   const dir = path.join(out, fn.name);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'index.mjs');
-  const { metafile, startupFiles, files } = await bundleEntry(fn.entry, dir);
+  const { metafile, startupFiles, startupOutputs: merged, files } = await bundleEntry(fn.entry, dir);
   writeFileSync(path.join(dir, 'metafile.json'), JSON.stringify(metafile));
   const sizeOf = (names: readonly string[]) =>
     names.reduce((sum, n) => sum + statSync(path.join(dir, n)).size, 0);
-  const startupOutputs = new Set(startupFiles.map((n) => path.relative(root, path.join(dir, n))));
+  const startupOutputs = new Set((merged ?? startupFiles).map((n) => path.relative(root, path.join(dir, n))));
   const packages = new Map<string, number>();
   const dirs = new Map<string, Set<string>>();
   for (const [output, meta] of Object.entries(metafile.outputs)) {

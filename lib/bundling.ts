@@ -11,7 +11,7 @@
  *
  * bench/bundles.ts builds with the same options to measure import times.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { repoRoot } from './paths';
@@ -99,8 +99,13 @@ export function esbuildOptions(
 
 export interface BundleResult {
   readonly metafile: esbuild.Metafile;
-  /** Files (relative to outdir) a cold start loads: the entry and the chunks it imports statically. */
+  /** Files (relative to outdir) a cold start loads: the entry, with the chunks it imported statically merged in. */
   readonly startupFiles: readonly string[];
+  /**
+   * esbuild's outputs (relative to outdir, as in `metafile`) whose code a cold start loads: the
+   * entry and the chunks merged into it (`mergeStartup`).
+   */
+  readonly startupOutputs: readonly string[];
   /** Every file kept, startup files and chunks loaded on first use alike (maps not included). */
   readonly files: readonly string[];
 }
@@ -117,14 +122,93 @@ export async function bundleEntry(
 ): Promise<BundleResult> {
   const result = await esbuild.build(esbuildOptions(entry, outdir, options));
   refuseUndefinedImports(result.warnings);
-  return pruneUnreachable(result.metafile, outdir);
+  return mergeStartup(outdir, result.metafile, pruneUnreachable(result.metafile, outdir), options);
 }
 
 /** `bundleEntry`, synchronously (CDK's local bundling is synchronous). */
 export function bundleEntrySync(entry: string, outdir: string): BundleResult {
   const result = esbuild.buildSync(esbuildOptions(entry, outdir));
   refuseUndefinedImports(result.warnings);
-  return pruneUnreachable(result.metafile, outdir);
+  return mergeStartup(outdir, result.metafile, pruneUnreachable(result.metafile, outdir));
+}
+
+/** The temporary entry `mergeStartup` bundles, removed after. */
+const MERGE_ENTRY = '__startup.mjs';
+
+/**
+ * Makes what a cold start loads one file. esbuild's splitting leaves the entry importing the
+ * chunks of code it shares with the code behind each `import()` (twenty-odd files for an HTTP
+ * function), and Node loads each as a module of its own: measured on `http-track`, the same code
+ * in one file imported about 3 ms faster (bench/bundles.ts). So `index.mjs` and the chunks it
+ * imports statically are bundled again into one `index.mjs` (esbuild reads their source maps, so
+ * the new map still points at the sources), which also exports each chunk's exports under a name
+ * of its own; each of those chunks becomes a one-line module re-exporting them from `index.mjs`.
+ * The chunks loaded on first use are left as they are: their imports of a shared chunk now reach
+ * the same bindings in `index.mjs`, so every module still exists once.
+ */
+function mergeStartup(
+  outdir: string,
+  metafile: esbuild.Metafile,
+  bundle: BundleResult,
+  { minify = sesameBundling.minify }: { minify?: boolean } = {},
+): BundleResult {
+  const { entryFile } = sesameBundling;
+  const shared = bundle.startupFiles.filter((f) => f !== entryFile);
+  if (shared.length === 0) return bundle;
+  const exportsOf = new Map(
+    Object.entries(metafile.outputs).map(([file, out]) => [
+      path.relative(outdir, path.resolve(file)),
+      out.exports,
+    ]),
+  );
+  const own = (i: number, name: string) => `__sesame${i}_${name}`;
+  const lines = [`export * from './${entryFile}';`];
+  const shims = shared.map((file, i) => {
+    const names = exportsOf.get(file) ?? [];
+    const posix = file.split(path.sep).join('/');
+    if (names.length > 0)
+      lines.push(`export { ${names.map((n) => `${n} as ${own(i, n)}`).join(', ')} } from './${posix}';`);
+    const back = path.relative(path.dirname(path.join(outdir, file)), path.join(outdir, entryFile));
+    const specifier = back.startsWith('.') ? back : `./${back}`;
+    return {
+      file,
+      text: `export { ${names.map((n) => `${own(i, n)} as ${n}`).join(', ')} } from '${specifier.split(path.sep).join('/')}';\n`,
+    };
+  });
+  const lazy = bundle.files.filter((f) => !bundle.startupFiles.includes(f));
+  const mergeEntry = path.join(outdir, MERGE_ENTRY);
+  writeFileSync(mergeEntry, `${lines.join('\n')}\n`);
+  try {
+    const merged = esbuild.buildSync({
+      entryPoints: [mergeEntry],
+      outfile: path.join(outdir, entryFile),
+      allowOverwrite: true,
+      write: false,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: sesameBundling.target,
+      minify,
+      sourcemap: minify ? sesameBundling.sourcemap : false,
+      sourcesContent: sesameBundling.sourcesContent,
+      // Relative to the new file: esbuild rewrites the chunks' `./x.mjs` as `./chunks/x.mjs`.
+      external: ['node:*', ...lazy.map((f) => path.join(outdir, f))],
+      logLevel: 'error',
+    });
+    for (const out of merged.outputFiles) writeFileSync(out.path, out.contents);
+  } finally {
+    rmSync(mergeEntry, { force: true });
+  }
+  for (const { file, text } of shims) {
+    writeFileSync(path.join(outdir, file), text);
+    rmSync(path.join(outdir, `${file}.map`), { force: true });
+  }
+  return {
+    metafile,
+    startupFiles: [entryFile],
+    startupOutputs: bundle.startupOutputs,
+    files: [entryFile, ...shared, ...lazy],
+  };
 }
 
 /**
@@ -168,5 +252,5 @@ function pruneUnreachable(metafile: esbuild.Metafile, outdir: string): BundleRes
   }
   const chunkDir = path.join(outdir, sesameBundling.chunkDir);
   if (existsSync(chunkDir) && readdirSync(chunkDir).length === 0) rmSync(chunkDir, { recursive: true });
-  return { metafile, startupFiles: [...startup], files: [...reachable] };
+  return { metafile, startupFiles: [...startup], startupOutputs: [...startup], files: [...reachable] };
 }
