@@ -7,7 +7,8 @@
  * run on first use but parsed at every cold start, and not tree-shaken (an SDK client reached that
  * way comes with all its commands). With it, each dynamic `import()` is a chunk of its own that
  * Lambda reads only when that code first runs, and the code behind it is tree-shaken like the rest.
- * So a cold start loads `index.mjs` and the chunks it imports statically, nothing else.
+ * The chunks `index.mjs` imports statically are then merged into it (`mergeStartup`), so a cold
+ * start loads that one file, nothing else.
  *
  * bench/bundles.ts builds with the same options to measure import times.
  */
