@@ -60,6 +60,10 @@ export class SesameFunction extends Construct {
         assetHashType: AssetHashType.OUTPUT,
         bundling: {
           image: DockerImage.fromRegistry('local-bundling-only'),
+          // CDK caches a bundled asset by its source folder and its bundling options (as JSON,
+          // where `local`, a function, is nothing): the entry, named here, makes the key the
+          // function's own; without it every function of an app got the first one's bundle.
+          environment: { SESAME_ENTRY: props.entry },
           local: {
             tryBundle(outputDir) {
               bundleEntrySync(entry, outputDir);

@@ -65,6 +65,31 @@ it('bundles self-contained, minified ESM chunks with source maps, the AWS SDK in
   }
 });
 
+// CDK caches a bundled asset by source folder and bundling options (lib/constructs/sesame-function.ts):
+// two functions of one app must each get their own bundle.
+it('gives each function of an app its own bundle', () => {
+  const app = new App();
+  const stack = new Stack(app, 'TwoFunctions');
+  new SesameFunction(stack, 'Sdk', { entry: 'test/infra/fixtures/sdk-handler.ts' });
+  new SesameFunction(stack, 'Throwing', { entry: 'test/infra/fixtures/throwing-handler.ts' });
+  try {
+    const functions = Template.fromStack(stack).findResources('AWS::Lambda::Function');
+    const keys = Object.values(functions).map(
+      (f) => (f as { Properties: { Code: { S3Key: unknown } } }).Properties.Code.S3Key,
+    );
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys.map((k) => JSON.stringify(k))).size).toBe(2);
+    const bundles = readdirSync(app.outdir)
+      .map((name) => path.join(app.outdir, name, 'index.mjs'))
+      .filter((file) => existsSync(file))
+      .map((file) => readFileSync(file, 'utf8'));
+    expect(bundles).toHaveLength(2);
+    expect(bundles.filter((code) => code.includes('fixture failure'))).toHaveLength(1);
+  } finally {
+    rmSync(app.outdir, { recursive: true, force: true });
+  }
+});
+
 // Node 22 loads a builtin imported as ESM through a facade that reads every export, and some load
 // more on their first read (node:http's WebSocket compiles undici): lib/bundling.ts bundles the
 // imports of those builtins as lib/builtins/<name>.mjs, which take them from getBuiltinModule.
