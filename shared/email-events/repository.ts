@@ -16,7 +16,7 @@ import {
   type EmailRecord,
   type EmailStatus,
   emailRecordOf,
-  sentEventAt,
+  outcomeEvent,
 } from '../sending/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
@@ -273,12 +273,7 @@ async function settleByEvent(
   first: TrackedEmail,
   options: { readonly waited?: boolean },
 ): Promise<{ readonly record: TrackedEmail; readonly settled: boolean; readonly waitMs?: number }> {
-  const sent = {
-    projectId: first.projectId,
-    contactId: first.contactId,
-    createdAt: sentEventAt(first),
-    id: first.sentEventId!,
-  };
+  const sent = outcomeEvent({ ...first, sentEventId: first.sentEventId! });
   if (first.settledBy !== undefined || attemptOutcome(first) !== 'sending')
     return { record: first, settled: false };
   if (await eventStored(deps, sent, { consistent: false })) return { record: first, settled: false };

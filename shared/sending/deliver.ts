@@ -128,18 +128,20 @@ export async function deliverEmail(
     };
     return recordFailure(deps, record, failure, entry, true);
   }
-  const sentAt = deps.clock.now().toISOString();
-  // A record whose outcome is its `email.sent` event stays as claimed: the event, stamped at the
-  // claim, says it went out (`EmailRecord.sentEventId`).
+  let at: string;
   if (record.sentEventId === undefined) {
+    at = deps.clock.now().toISOString();
     await updateEmailRecord(deps, record.projectId, record.id, {
       status: 'SENT',
       messageId,
-      sentAt,
-      updatedAt: sentAt,
+      sentAt: at,
+      updatedAt: at,
     });
+  } else {
+    // A record whose outcome is its `email.sent` event stays as claimed: the event, stamped at
+    // the claim, says it went out.
+    at = sentEventAt(record);
   }
-  const at = record.sentEventId === undefined ? sentAt : sentEventAt(record);
   await emit(
     deps,
     sentEvent(record, record.sentEventId ?? ids.sentEvent, {

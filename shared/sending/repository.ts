@@ -14,9 +14,10 @@ import type { TemplateType } from '../templates/schemas';
 /**
  * SENDING while the provider is called (a record left in SENDING means the process stopped
  * there), then SENT, FAILED, or SKIPPED when the contact's subscription or the suppression list
- * excluded it. A record whose outcome is its `email.sent` event (`sentEventId`, a campaign's) is
- * not written SENT: it stays SENDING until SES's events move it. SES's events then move a sent email on (shared/email-events): DELIVERY_DELAYED,
- * DELIVERED, BOUNCED, COMPLAINED, or FAILED for a reject or a rendering failure.
+ * excluded it. SES's events then move a sent email on (shared/email-events): DELIVERY_DELAYED,
+ * DELIVERED, BOUNCED, COMPLAINED, or FAILED for a reject or a rendering failure. A record whose
+ * outcome is its `email.sent` event (`sentEventId`: a campaign's or a workflow step's) is never
+ * written SENT: it stays SENDING until those events move it.
  */
 export type EmailStatus =
   | 'SENDING'
@@ -75,6 +76,14 @@ export interface EmailRecord {
 export const sentEventAt = (record: EmailRecord) =>
   record.sentEventId !== undefined ? record.createdAt : (record.sentAt ?? record.updatedAt);
 
+/** Where the `email.sent` that is a record's outcome is stored (for `eventStored`). */
+export const outcomeEvent = (record: EmailRecord & { readonly sentEventId: string }) => ({
+  projectId: record.projectId,
+  contactId: record.contactId,
+  createdAt: sentEventAt(record),
+  id: record.sentEventId,
+});
+
 /**
  * What the attempt at an email came to, whatever SES's events made of it since: `sent` for any
  * email handed to SES (a later DELIVERED or BOUNCED, or FAILED by a Reject, included), `settled`
@@ -114,13 +123,8 @@ export function attemptOutcome(record: EmailRecord): AttemptOutcome {
 export async function readAttemptOutcome(deps: StoreDeps, record: EmailRecord): Promise<AttemptOutcome> {
   const outcome = attemptOutcome(record);
   if (outcome !== 'sending' || record.sentEventId === undefined) return outcome;
-  const sent = {
-    projectId: record.projectId,
-    contactId: record.contactId,
-    createdAt: sentEventAt(record),
-    id: record.sentEventId,
-  };
-  if (!(await eventStored(deps, sent))) return 'sending';
+  if (!(await eventStored(deps, outcomeEvent({ ...record, sentEventId: record.sentEventId }))))
+    return 'sending';
   const now = await getEmailRecord(deps, record.projectId, record.id, { consistent: true });
   return now?.settledBy !== undefined ? 'settled' : 'sent';
 }
