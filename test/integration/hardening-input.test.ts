@@ -272,3 +272,73 @@ describe('percent signs in path parameters (decoded once, as API Gateway does)',
     expect((await rt.api('DELETE', `/events/${encodeURIComponent('50%off')}`)).status).toBe(202);
   });
 });
+
+describe('script URLs from contact data', () => {
+  const SITES = {
+    site: 'javascript:alert(1)',
+    mixed: '  JaVaScRiPt:alert(2)',
+    control: '\u0001\tjava\nscript:alert(3)',
+    vb: 'vbscript:msgbox(4)',
+    page: 'data:text/html,<script>alert(5)</script>',
+  };
+  const BODY =
+    '<p><a href="{{data.site}}">a</a> <a href="{{mixed}}">b</a> <a href="{{control}}">c</a>' +
+    ' <a href="{{vb}}">d</a> <img src="{{page}}"> <a href="https://example.org/ok?u={{email}}">ok</a>' +
+    ' <a href="javascript:history.back()">back</a></p>';
+
+  /** The sent HTML has no script URL from data, and the safe and the author's links as written. */
+  function expectNeutralized(html: string | undefined, email: string) {
+    expect(html).toBeDefined();
+    expect(html).not.toMatch(/alert\(|msgbox|data:text/i);
+    expect(html!.match(/"about:blank"/g)).toHaveLength(5);
+    expect(html).toContain(`href="https://example.org/ok?u=${email}"`);
+    expect(html).toContain('href="javascript:history.back()"');
+  }
+
+  it('replaces them with about:blank in /v1/send; a safe link still goes out and is click-tracked', async () => {
+    const email = uniqueEmail('script-url');
+    expect((await rt.api('POST', '/contacts', { body: { email, data: SITES } })).status).toBe(201);
+    const res = await rt.api('POST', '/v1/send', {
+      body: { to: email, from: `hello@${rt.senderDomain}`, subject: 'Links', body: BODY },
+    });
+    expect(res.status, res.text).toBe(200);
+    const [mail] = await rt.mails({ to: email });
+    expectNeutralized(mail?.html, email);
+    expect(mail!.text).not.toMatch(/alert\(/);
+    // The safe link is in the message, so the local SES stand-in tracks a click on it; the script
+    // URL is not, so a click on it is refused.
+    const ok = await rt.api('POST', `/_local/emails/${mail!.id}/click`, {
+      body: { link: `https://example.org/ok?u=${email}` },
+    });
+    expect(ok.status, ok.text).toBe(202);
+    const bad = await rt.api('POST', `/_local/emails/${mail!.id}/click`, { body: { link: SITES.site } });
+    expect(bad.status).toBe(422);
+    await rt.drain();
+  });
+
+  it('replaces them in a campaign test send and in data given with the request', async () => {
+    const email = uniqueEmail('script-url-campaign');
+    expect((await rt.api('POST', '/contacts', { body: { email, data: SITES } })).status).toBe(201);
+    const campaign = await rt.api('POST', '/campaigns', {
+      body: {
+        name: 'Links',
+        subject: 'Links',
+        body: BODY,
+        from: `hello@${rt.senderDomain}`,
+        audienceType: 'ALL',
+        type: 'TRANSACTIONAL',
+      },
+    });
+    expect(campaign.status, campaign.text).toBe(201);
+    const test = await rt.api('POST', `/campaigns/${campaign.body.data.id}/test`, { body: { email } });
+    expect(test.status, test.text).toBe(200);
+    expectNeutralized((await rt.mails({ to: email }))[0]?.html, email);
+
+    const oneOff = uniqueEmail('script-url-request');
+    const sent = await rt.api('POST', '/v1/send', {
+      body: { to: oneOff, from: `hello@${rt.senderDomain}`, subject: 'Links', body: BODY, data: SITES },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    expectNeutralized((await rt.mails({ to: oneOff }))[0]?.html, oneOff);
+  });
+});
