@@ -24,7 +24,7 @@ import { describe, expect, it } from 'vitest';
 import { manifest, routeKey } from '../../shared/manifest';
 import type { ApiOptions, ApiResponse } from './helpers/api';
 import { useFakeStripe } from './helpers/fake-stripe';
-import { buildWorld, tenantItems, type World } from './helpers/isolation';
+import { buildWorld, changedItems, tenantItems, type World } from './helpers/isolation';
 import { type Creds, type IsolationCase, isolationCases, type Probe } from './helpers/isolation-cases';
 import { useLocalRuntime } from './helpers/local';
 
@@ -181,14 +181,7 @@ describe('tenant isolation, from the manifest', () => {
     await rt.drain({ timeoutMs: 30_000 });
     expect(problems).toEqual([]);
 
-    const itemsAfter = await tenantItems(rt, w.a);
-    const changed = [...new Set([...itemsBefore.keys(), ...itemsAfter.keys()])].filter(
-      (k) => !isDeepStrictEqual(itemsBefore.get(k), itemsAfter.get(k)),
-    );
-    expect(
-      changed.map((k) => ({ key: k, before: itemsBefore.get(k), after: itemsAfter.get(k) })),
-      "A's items changed",
-    ).toEqual([]);
+    expect(changedItems(itemsBefore, await tenantItems(rt, w.a)), "A's items changed").toEqual([]);
     expect(itemsBefore.size).toBeGreaterThan(20);
     expect(await mailsToA(), 'no mail to A or its contacts').toBe(mailsToABefore);
     expect((await rt.mails()).length, "no mail at all (a test send of A's campaign would mail B)").toBe(
