@@ -8,11 +8,16 @@
  *   the field names of /contacts/fields routes. A refused request changes nothing.
  * - Path parameters reach the handlers decoded once, as API Gateway delivers them: a field named
  *   `a%20b` (sent as `a%2520b`) stays `a%20b` and is never confused with `a b`.
+ * - A script URL from contact or request data (`javascript:`, however cased or padded,
+ *   `vbscript:`, `data:text/html`) in a URL attribute is sent as `about:blank` on every send path;
+ *   a safe link goes out as it was and is click-tracked, the author's own literal URL stays.
  */
 import { describe, expect, it } from 'vitest';
 import { contactByEmail, listContactEvents, uniqueEmail } from './helpers/contacts';
 import { upload } from './helpers/imports';
 import { type ApiResponse, type Json, useLocalRuntime } from './helpers/local';
+import { pollUntil } from './helpers/wait';
+import { createTemplate, linearWorkflow } from './helpers/workflows';
 
 const rt = useLocalRuntime();
 
@@ -316,7 +321,7 @@ describe('script URLs from contact data', () => {
     await rt.drain();
   });
 
-  it('replaces them in a campaign test send and in data given with the request', async () => {
+  it('replaces them in a campaign test send, a workflow SEND_EMAIL step and data given with the request', async () => {
     const email = uniqueEmail('script-url-campaign');
     expect((await rt.api('POST', '/contacts', { body: { email, data: SITES } })).status).toBe(201);
     const campaign = await rt.api('POST', '/campaigns', {
@@ -333,6 +338,23 @@ describe('script URLs from contact data', () => {
     const test = await rt.api('POST', `/campaigns/${campaign.body.data.id}/test`, { body: { email } });
     expect(test.status, test.text).toBe(200);
     expectNeutralized((await rt.mails({ to: email }))[0]?.html, email);
+
+    // A workflow's SEND_EMAIL step, for a contact started manually.
+    const templateId = await createTemplate(rt, `hello@${rt.senderDomain}`, { body: BODY });
+    const flow = await linearWorkflow(rt, { triggerType: 'MANUAL' }, [
+      { type: 'SEND_EMAIL', config: { templateId, recipient: { type: 'CONTACT' } } },
+    ]);
+    const flowEmail = uniqueEmail('script-url-workflow');
+    const contact = await rt.api('POST', '/contacts', { body: { email: flowEmail, data: SITES } });
+    const started = await rt.api('POST', `/workflows/${flow.id}/executions`, {
+      body: { contactId: contact.body.id },
+    });
+    expect(started.status, started.text).toBe(201);
+    const [flowMail] = await pollUntil('the workflow mail', async () => {
+      const mails = await rt.mails({ to: flowEmail });
+      return mails.length > 0 ? mails : undefined;
+    });
+    expectNeutralized(flowMail?.html, flowEmail);
 
     const oneOff = uniqueEmail('script-url-request');
     const sent = await rt.api('POST', '/v1/send', {
