@@ -11,7 +11,8 @@
  * document types, the Idempotency-Key header and the `templateId` of a SEND_EMAIL step's config.
  * Each request is the route's tenant-isolation probe (helpers/isolation-cases.ts: real ids of a
  * filled project, a valid body) sent with the project's own credentials, with one field replaced,
- * so the over-long value is the only thing wrong with it. A new route, or a new id field on a
+ * so the over-long value is the only thing wrong with it. UUID fields and X-Project-Id are also
+ * sent a short value of the wrong shape (`not-a-uuid`), with the same requirement. A new route, or a new id field on a
  * route, is covered as soon as the document has it; if its field is unbounded the request gets
  * through to the table (or past the checks) and the test fails.
  */
@@ -45,6 +46,8 @@ interface Target {
   readonly where: Where;
   readonly name: string;
   readonly path?: readonly string[];
+  /** A short value of the wrong shape, for the fields whose shape the document states. */
+  readonly malformed?: string;
 }
 
 const ID_NAME = /^(id|.*Id|.*Ids|cursor|token)$/;
@@ -139,6 +142,14 @@ function schemaOf(doc: Json, op: Json, t: Target): Schema | undefined {
   return s;
 }
 
+/** A UUID field gets `not-a-uuid`, X-Project-Id a value no project id has; others none. */
+function malformedFor(doc: Json, op: Json, t: Target): string | undefined {
+  if (t.where === 'header') return t.name.toLowerCase() === 'x-project-id' ? 'not a project/id' : undefined;
+  const s = schemaOf(doc, op, t);
+  const uuid = isUuid(s) || ((s?.anyOf as Schema[] | undefined) ?? []).some(isUuid);
+  return uuid || isUuid(resolve(doc, s?.items)) ? 'not-a-uuid' : undefined;
+}
+
 interface Operation {
   readonly route: string;
   readonly method: string;
@@ -166,19 +177,24 @@ function operations(doc: Json): Operation[] {
         if (!seen.has(name)) targets.push({ where: 'body', name, path: bodyPath });
         seen.add(name);
       }
-      ops.push({ route, method: method.toUpperCase(), path, targets });
+      ops.push({
+        route,
+        method: method.toUpperCase(),
+        path,
+        targets: targets.map((t) => ({ ...t, malformed: malformedFor(doc, op, t) })),
+      });
     }
   }
   return ops;
 }
 
-/** `body` with LONG at `path` (an array item path sets a one-item array). */
-function withValue(body: Json, path: readonly string[]): Json {
+/** `body` with `value` at `path` (an array item path sets a one-item array). */
+function withValue(body: Json, path: readonly string[], value: string): Json {
   const [head, ...rest] = path;
-  if (head === undefined) return LONG;
-  if (head === '[]') return [withValue(Array.isArray(body) ? body[0] : undefined, rest)];
+  if (head === undefined) return value;
+  if (head === '[]') return [withValue(Array.isArray(body) ? body[0] : undefined, rest, value)];
   const base = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-  return { ...base, [head]: withValue(base[head], rest) };
+  return { ...base, [head]: withValue(base[head], rest, value) };
 }
 
 /** A's own credentials for a route's kind. */
@@ -198,8 +214,8 @@ function probeOf(w: World, op: Operation): { probe: Probe; creds: Creds | undefi
   return { probe: { path, ...(body ? { options: { body } } : {}) }, creds: undefined };
 }
 
-/** The probe's path with its `index`-th parameter replaced by LONG. */
-function replaceParam(template: string, filled: string, name: string): string {
+/** The probe's path with its parameter `name` replaced by `value`. */
+function replaceParam(template: string, filled: string, name: string, value: string): string {
   const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   const pattern = new RegExp(
     `^${template
@@ -213,7 +229,7 @@ function replaceParam(template: string, filled: string, name: string): string {
   return template.replace(/\{[^}]+\}/g, () => {
     const n = names[i];
     const v = values[i++]!;
-    return n === name ? LONG : v;
+    return n === name ? encodeURIComponent(value) : v;
   });
 }
 
@@ -226,19 +242,26 @@ interface Request {
   readonly options: ApiOptions;
 }
 
-function requestsOf(w: World, op: Operation): Request[] {
+/**
+ * The requests of `op` with one field set to LONG each (and the fields the document cannot show,
+ * EXTRA_BODIES), or to its malformed value (the fields that have one).
+ */
+function requestsOf(w: World, op: Operation, kind: 'long' | 'malformed'): Request[] {
+  const valueFor = (t: Target) => (kind === 'long' ? LONG : t.malformed);
   const { probe, creds } = probeOf(w, op);
   const base = aCredentials(w, creds, probe.path);
   const headers = { ...(base.headers ?? {}), ...(probe.options?.headers ?? {}) };
   const options: ApiOptions = { ...base, ...probe.options, headers };
   const out: Request[] = [];
   for (const t of op.targets) {
-    const label = `${op.route} ${t.where} ${t.name}`;
+    const value = valueFor(t);
+    if (value === undefined) continue;
+    const label = `${op.route} ${t.where} ${t.name} = ${value.slice(0, 12)}`;
     if (t.where === 'path')
       out.push({
         label,
         method: op.method,
-        path: replaceParam(op.path, probe.path, t.name),
+        path: replaceParam(op.path, probe.path, t.name, value),
         options,
         htmlPage: HTML_PAGES.has(op.route),
       });
@@ -247,7 +270,7 @@ function requestsOf(w: World, op: Operation): Request[] {
         label,
         method: op.method,
         path: probe.path,
-        options: { ...options, query: { ...(probe.options?.query ?? {}), [t.name]: LONG } },
+        options: { ...options, query: { ...(probe.options?.query ?? {}), [t.name]: value } },
       });
     else if (t.where === 'header') {
       // X-Project-Id is read with a session (a key names its project itself).
@@ -259,7 +282,7 @@ function requestsOf(w: World, op: Operation): Request[] {
         options: {
           ...options,
           ...session,
-          headers: { ...headers, ...(session.headers ?? {}), [t.name]: LONG },
+          headers: { ...headers, ...(session.headers ?? {}), [t.name]: value },
         },
       });
     } else
@@ -267,10 +290,11 @@ function requestsOf(w: World, op: Operation): Request[] {
         label,
         method: op.method,
         path: probe.path,
-        options: { ...options, body: withValue(probe.options?.body ?? {}, t.path!) },
+        options: { ...options, body: withValue(probe.options?.body ?? {}, t.path!, value) },
       });
   }
-  for (const extra of EXTRA_BODIES[op.route]?.(w) ?? [])
+  const extras = kind === 'long' ? EXTRA_BODIES[op.route] : undefined;
+  for (const extra of extras?.(w) ?? [])
     out.push({
       label: `${op.route} body ${extra.target.name}`,
       method: op.method,
@@ -312,6 +336,9 @@ describe('over-long ids, from the OpenAPI document', () => {
       ]),
     );
     expect(labels.length).toBeGreaterThan(150);
+    // UUID fields and X-Project-Id also get a short value of the wrong shape.
+    const malformed = operations(doc).flatMap((op) => op.targets.filter((t) => t.malformed !== undefined));
+    expect(malformed.length).toBeGreaterThan(100);
   });
 
   it('bounds every id field of the document in its schema', async () => {
@@ -333,7 +360,7 @@ describe('over-long ids, from the OpenAPI document', () => {
     ).toEqual([]);
   });
 
-  it('answers every over-long id with a 4xx in the error envelope, and writes nothing', async () => {
+  it('answers every over-long or malformed id with a 4xx in the error envelope, and writes nothing', async () => {
     const doc = JSON.parse(await readFile('docs/openapi.json', 'utf8'));
     const w = await buildWorld(rt);
     const itemsBefore = await tenantItems(rt, w.a);
@@ -341,7 +368,7 @@ describe('over-long ids, from the OpenAPI document', () => {
     const problems: string[] = [];
     let sent = 0;
     for (const op of operations(doc)) {
-      for (const req of requestsOf(w, op)) {
+      for (const req of [...requestsOf(w, op, 'long'), ...requestsOf(w, op, 'malformed')]) {
         const res = await rt.api(req.method, req.path, req.options);
         sent++;
         const problem = problemOf(req, res);
@@ -350,10 +377,8 @@ describe('over-long ids, from the OpenAPI document', () => {
     }
     await rt.drain({ timeoutMs: 30_000 });
     expect(problems).toEqual([]);
-    expect(sent).toBeGreaterThan(150);
-    expect(changedItems(itemsBefore, await tenantItems(rt, w.a)), 'an over-long id changed an item').toEqual(
-      [],
-    );
+    expect(sent).toBeGreaterThan(250);
+    expect(changedItems(itemsBefore, await tenantItems(rt, w.a)), 'a refused id changed an item').toEqual([]);
     expect((await rt.mails()).length, 'no mail').toBe(mailsBefore);
   }, 180_000);
 });
