@@ -19,21 +19,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { ApiOptions, ApiResponse, Json } from './helpers/api';
-import { useFakeStripe } from './helpers/fake-stripe';
+import { useBillingEnv } from './helpers/fake-stripe';
 import { buildWorld, changedItems, tenantItems, type World } from './helpers/isolation';
 import { type Creds, isolationCases, type Probe } from './helpers/isolation-cases';
 import { useLocalRuntime } from './helpers/local';
 
-const STRIPE_KEY = 'sk_test_hardening_ids';
-const stripe = useFakeStripe({ secretKey: STRIPE_KEY });
-const rt = useLocalRuntime({
-  env: stripe.env({
-    STRIPE_SECRET_KEY: STRIPE_KEY,
-    STRIPE_WEBHOOK_SECRET: 'whsec_hardening_ids',
-    STRIPE_PRICE_ID: 'price_hardening_ids',
-    BILLING_RETURN_URL: 'https://dashboard.example.com/billing',
-  }),
-});
+const { stripe, env } = useBillingEnv('hardening_ids');
+const rt = useLocalRuntime({ env });
 
 /** The over-long value: far past DynamoDB's 2,048-byte partition key and any id's bound. */
 const LONG = 'a'.repeat(5000);
@@ -365,6 +357,7 @@ describe('over-long ids, from the OpenAPI document', () => {
     const w = await buildWorld(rt);
     const itemsBefore = await tenantItems(rt, w.a);
     const mailsBefore = (await rt.mails()).length;
+    const stripeCalls = stripe.requests.length;
     const problems: string[] = [];
     let sent = 0;
     for (const op of operations(doc)) {
@@ -380,5 +373,6 @@ describe('over-long ids, from the OpenAPI document', () => {
     expect(sent).toBeGreaterThan(250);
     expect(changedItems(itemsBefore, await tenantItems(rt, w.a)), 'a refused id changed an item').toEqual([]);
     expect((await rt.mails()).length, 'no mail').toBe(mailsBefore);
+    expect(stripe.requests.length, 'Stripe was not called').toBe(stripeCalls);
   }, 180_000);
 });

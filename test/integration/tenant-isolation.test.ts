@@ -23,21 +23,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { manifest, routeKey } from '../../shared/manifest';
 import type { ApiOptions, ApiResponse } from './helpers/api';
-import { useFakeStripe } from './helpers/fake-stripe';
+import { useBillingEnv } from './helpers/fake-stripe';
 import { buildWorld, changedItems, tenantItems, type World } from './helpers/isolation';
 import { type Creds, type IsolationCase, isolationCases, type Probe } from './helpers/isolation-cases';
 import { useLocalRuntime } from './helpers/local';
 
-const STRIPE_KEY = 'sk_test_isolation';
-const stripe = useFakeStripe({ secretKey: STRIPE_KEY });
-const rt = useLocalRuntime({
-  env: stripe.env({
-    STRIPE_SECRET_KEY: STRIPE_KEY,
-    STRIPE_WEBHOOK_SECRET: 'whsec_isolation',
-    STRIPE_PRICE_ID: 'price_isolation',
-    BILLING_RETURN_URL: 'https://dashboard.example.com/billing',
-  }),
-});
+const { stripe, env } = useBillingEnv('isolation');
+const rt = useLocalRuntime({ env });
 
 /** Every route of the manifest: its route groups' and its direct uploads'. */
 const manifestRoutes = (): string[] => [
