@@ -1,5 +1,6 @@
 /** Request bodies of the account routes (docs/accounts.md). */
 import * as z from 'zod/mini';
+import { accountId } from '../http/validation';
 
 const email = z.pipe(
   z.string().check(z.trim(), z.toLowerCase()),
@@ -43,7 +44,7 @@ export const projectNameSchema = z.object({
 });
 
 export const projectIdParamSchema = z.object({
-  id: z.string().check(z.regex(/^[\w-]{1,64}$/, { message: 'id must be a project id' })),
+  id: accountId('id must be a project id'),
 });
 
 /** `POST /users/@me/projects/{id}/reset`: the project's name, typed again to confirm. */
@@ -68,5 +69,5 @@ export const memberRoleSchema = z.object({ role });
 
 export const memberParamSchema = z.object({
   id: projectIdParamSchema.shape.id,
-  userId: z.string().check(z.regex(/^[\w-]{1,64}$/, { message: 'userId must be a user id' })),
+  userId: accountId('userId must be a user id'),
 });

@@ -1,6 +1,6 @@
 /** Query schemas of the activity and analytics endpoints (`routes.ts`). */
 import * as z from 'zod/mini';
-import { boundedIntQuery } from '../http/validation';
+import { boundedIntQuery, uuidId } from '../http/validation';
 import { ACTIVITY_TYPES } from './metrics';
 
 /** A date query parameter: anything `Date` parses (an ISO date or date-time). */
@@ -33,7 +33,7 @@ export const feedQuerySchema = z.object({
   ),
   cursor: z.optional(z.string().check(z.maxLength(2048))),
   types: typesQuery,
-  contactId: z.optional(z.uuid({ message: 'contactId must be a UUID' })),
+  contactId: z.optional(uuidId('contactId must be a UUID')),
   startDate: dateQuery('startDate'),
   endDate: dateQuery('endDate'),
 });

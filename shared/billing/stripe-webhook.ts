@@ -3,8 +3,9 @@
  * nothing read or written before the delivery has passed every earlier step:
  *
  * 1. the deployment has a webhook secret (`config.billingWebhooksEnabled`): else 400 BILLING_DISABLED;
- * 2. the `Stripe-Signature` header signs the raw body with that secret, within Stripe's five-minute
- *    tolerance of the runtime's clock: else 400 INVALID_STRIPE_SIGNATURE;
+ * 2. the `Stripe-Signature` header signs the raw body with that secret, its timestamp within Stripe's
+ *    five-minute tolerance of the runtime's clock either way (the adapter also refuses a timestamp
+ *    ahead of the clock, which `constructEvent` accepts): else 400 INVALID_STRIPE_SIGNATURE;
  * 3. an event Sesame does not act on is answered 200 and nothing more (Stripe would deliver a
  *    refused one again and again);
  * 4. the event's id is claimed (a conditional put): a delivery of an event already applied is

@@ -1,16 +1,23 @@
 /** Input schemas of the contact endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod/mini';
 import { flatBadRequest } from '../errors';
-import { pageLimitQuery, parse } from '../http/validation';
+import { pageLimitQuery, parse, uuidId } from '../http/validation';
 import { emailSchema } from './email';
 
-export const contactIdSchema = z.object({ id: z.uuid({ message: 'Contact id must be a UUID' }) });
+export const contactIdSchema = z.object({ id: uuidId('Contact id must be a UUID') });
 
 /** Import and bulk job ids (a non-UUID path id is 422). */
-export const jobIdSchema = z.object({ jobId: z.uuid({ message: 'Job id must be a UUID' }) });
+export const jobIdSchema = z.object({ jobId: uuidId('Job id must be a UUID') });
 
-/** A custom field's path as the route names it (`/contacts/fields/{field}`); the service checks it. */
-export const fieldParamSchema = z.object({ field: z.string() });
+/**
+ * A custom field's path as the route names it (`/contacts/fields/{field}`); the service checks
+ * it. Bounded here so an over-long one is refused before any read: no field path is longer than
+ * `data.` and five keys of 100 characters.
+ */
+export const MAX_FIELD_PATH_CHARS = 512;
+const tooLong = `field must be at most ${MAX_FIELD_PATH_CHARS} characters`;
+const fieldPath = z.string().check(z.maxLength(MAX_FIELD_PATH_CHARS, { message: tooLong }));
+export const fieldParamSchema = z.object({ field: fieldPath });
 
 export const upsertContactSchema = z.object({
   email: emailSchema,

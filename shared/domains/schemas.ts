@@ -1,6 +1,7 @@
 /** Input schemas of the domain endpoints; handlers and tests reuse them. */
 import { domainToASCII } from 'node:url';
 import * as z from 'zod/mini';
+import { uuidId } from '../http/validation';
 
 /**
  * The longest domain whose DKIM record names (`<32-character token>._domainkey.<domain>`) stay
@@ -45,9 +46,9 @@ export const addDomainSchema = z.object({
   /** Publish the records in the account's Route 53 hosted zone for the domain, when there is one. */
   createRecords: z._default(z.optional(z.boolean()), false),
   /** Accepted for clients that send it; it must be the key's project. */
-  projectId: z.optional(z.uuid({ message: 'projectId must be a UUID' })),
+  projectId: z.optional(uuidId('projectId must be a UUID')),
 });
 
-export const domainIdSchema = z.object({ id: z.uuid({ message: 'Domain id must be a UUID' }) });
+export const domainIdSchema = z.object({ id: uuidId('Domain id must be a UUID') });
 
-export const projectIdSchema = z.object({ projectId: z.uuid({ message: 'Project id must be a UUID' }) });
+export const projectIdSchema = z.object({ projectId: uuidId('Project id must be a UUID') });

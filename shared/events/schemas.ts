@@ -1,6 +1,6 @@
 /** Input schemas of the events endpoints; handlers, tests and docs reuse them. */
 import * as z from 'zod/mini';
-import { pageLimitQuery } from '../http/validation';
+import { pageLimitQuery, uuidId } from '../http/validation';
 import { eventNameSchema } from './names';
 
 export const listEventsQuerySchema = z.object({
@@ -15,7 +15,7 @@ export const contactEventsQuerySchema = z.object({
 });
 
 export const contactIdParamSchema = z.object({
-  contactId: z.uuid({ message: 'Contact id must be a UUID' }),
+  contactId: uuidId('Contact id must be a UUID'),
 });
 
 export const eventNameParamSchema = z.object({ eventName: eventNameSchema });

@@ -76,6 +76,22 @@ export function parse<S extends z.ZodMiniType>(
   return result.data;
 }
 
+/**
+ * The id of something Sesame made (contacts, templates, segments, campaigns, workflows, steps,
+ * transitions, executions, jobs, domains): `deps.ids.uuid()`, a random UUID, so every id field
+ * of a request is one of these and bounded by it. An over-long or malformed value is a 422 naming
+ * the field, before it can reach a table key (DynamoDB refuses a partition key over 2,048 bytes
+ * with an error that would be a 500).
+ */
+export const uuidId = (message: string) => z.uuid({ message });
+
+/**
+ * Project and user ids: UUIDs from signup, or the 1 to 64 word characters and dashes an operator
+ * may choose (shared/projects/operator.ts).
+ */
+export const ACCOUNT_ID = /^[\w-]{1,64}$/;
+export const accountId = (message: string) => z.string().check(z.regex(ACCOUNT_ID, { message }));
+
 const pageLimit = z.pipe(
   z.pipe(
     z.string().check(z.regex(/^\d+$/, { message: 'limit must be a positive integer' })),

@@ -4,7 +4,7 @@
  * byte offset, so a chunk of a file can be read without reading what came before it.
  */
 import { Readable } from 'node:stream';
-import { type CsvError, type Options, parse } from 'csv-parse';
+import { CsvError, type Options, parse } from 'csv-parse';
 import { isForbiddenKey } from '../contacts/data';
 import { isCanonicalDate, isRealDateTime } from '../contacts/dates';
 import { emailSchema } from '../contacts/email';
@@ -190,27 +190,64 @@ const PARSE_OPTIONS: Options = {
 /**
  * Streams the records of `file` starting at byte `from`, each with the offset after it. A UTF-8
  * byte-order mark at the very start is skipped. Blank records are yielded too (flagged), so that
- * callers can number rows as a spreadsheet does. Syntax errors (an unclosed quote) throw
- * `ImportFileError` with the line number.
+ * callers can number rows as a spreadsheet does. Any syntax error (a quote inside an unquoted
+ * field, an unclosed quote, text after a closing quote, a record over 1 MB) throws
+ * `ImportFileError` INVALID_CSV naming the file's line where the failing record starts.
  */
 export async function* readRecords(file: Uint8Array, from = 0): AsyncGenerator<CsvRecord> {
   const start = from === 0 && hasBom(file) ? 3 : from;
+  // Where the record being parsed starts: after the last one csv-parse completed (it parses ahead
+  // of what is yielded, and a stream that fails drops the records it had not handed over yet).
+  let recordStart = start;
   const parser = Readable.from([
     Buffer.from(file.buffer, file.byteOffset + start, file.byteLength - start),
-  ]).pipe(parse(PARSE_OPTIONS));
+  ]).pipe(
+    parse({
+      ...PARSE_OPTIONS,
+      on_record: (record, context) => {
+        recordStart = start + context.bytes;
+        return record;
+      },
+    }),
+  );
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
       yield { cells: item.record, end: start + item.info.bytes, blank: item.record.every((c) => c === '') };
     }
   } catch (error) {
-    const e = error as CsvError;
-    if (typeof e.code === 'string' && e.code.startsWith('CSV_')) {
-      throw new ImportFileError('INVALID_CSV', `The file is not valid CSV: ${e.message}`);
-    }
+    // Every csv-parse error is about the file's bytes (its codes are not all `CSV_`-prefixed:
+    // INVALID_OPENING_QUOTE is not), so none is worth a retry.
+    if (error instanceof CsvError) throw invalidCsv(error, lineAt(file, recordStart));
     throw error;
   } finally {
     parser.destroy();
   }
+}
+
+/** What csv-parse's codes mean for someone fixing the file; its own message otherwise. */
+const CSV_PROBLEMS: Readonly<Record<string, string>> = {
+  INVALID_OPENING_QUOTE:
+    'a quote inside an unquoted field (quote the whole field and double the quote: "a""b")',
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+  CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by other characters than a comma or line end',
+  CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE:
+    'a closing quote is followed by other characters than a comma or line end',
+  CSV_MAX_RECORD_SIZE: 'a record is larger than 1 MB',
+};
+
+function invalidCsv(error: CsvError, line: number): ImportFileError {
+  // csv-parse counts lines from where this read started, so its "at line N" is left out.
+  const problem = CSV_PROBLEMS[error.code] ?? error.message.replace(/\s*at line \d+/, '');
+  return new ImportFileError('INVALID_CSV', `The file is not valid CSV at line ${line}: ${problem}`);
+}
+
+/** The 1-based line of the byte at `offset`, counting CRLF, LF and CR endings as one line each. */
+function lineAt(file: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < file.length; i++) {
+    if (file[i] === 0x0a || (file[i] === 0x0d && file[i + 1] !== 0x0a)) line++;
+  }
+  return line;
 }
 
 export function hasBom(file: Uint8Array): boolean {

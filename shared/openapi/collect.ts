@@ -8,7 +8,13 @@ import { pathToFileURL } from 'node:url';
 import type { AnyRouteImpl } from '../http/stack';
 import { manifest } from '../manifest';
 import type { Deps } from '../ports';
-import { buildDocument, type ExtraOperation, errorRef, type GroupRoutes } from './document';
+import {
+  buildDocument,
+  type ExtraOperation,
+  errorRef,
+  type GroupRoutes,
+  PROJECT_ID_HEADER_SCHEMA,
+} from './document';
 
 interface GroupModule {
   readonly routes?: (deps: Deps) => readonly AnyRouteImpl[];
@@ -60,7 +66,7 @@ const importUpload: ExtraOperation = {
         in: 'header',
         required: false,
         description: 'With a session cookie instead of a key: the project to act on',
-        schema: { type: 'string' },
+        schema: PROJECT_ID_HEADER_SCHEMA,
       },
     ],
     requestBody: {

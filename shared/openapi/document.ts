@@ -7,12 +7,16 @@
 import * as z from 'zod/mini';
 import { ERROR_CODES } from '../http/error-codes';
 import type { AnyRouteImpl } from '../http/stack';
+import { ACCOUNT_ID } from '../http/validation';
 import { wireInputOf } from '../http/wire';
 import { manifest, pathParamNames, type RouteAuth, routeKey } from '../manifest';
 import { VERSION } from '../version';
 import { SUMMARIES } from './summaries';
 
 type Json = Record<string, unknown>;
+
+/** The `X-Project-Id` header: a project id (shared/http/validation.ts `ACCOUNT_ID`). */
+export const PROJECT_ID_HEADER_SCHEMA = { type: 'string', pattern: ACCOUNT_ID.source } as const;
 
 /** One route group's implementations, as its module builds them. */
 export interface GroupRoutes {
@@ -129,7 +133,7 @@ function parameters(impl: AnyRouteImpl, auth: RouteAuth, toSchema: SchemaOf): Js
       required: false,
       description:
         'With a session cookie instead of a key: the project to act on (the caller must be a member)',
-      schema: { type: 'string' },
+      schema: PROJECT_ID_HEADER_SCHEMA,
     });
   }
   return out;

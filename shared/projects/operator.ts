@@ -11,6 +11,7 @@
  * A project being deleted is no project here.
  */
 import * as z from 'zod/mini';
+import { accountId } from '../http/validation';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
@@ -34,7 +35,7 @@ export class OperatorInputError extends Error {
   override readonly name = 'OperatorInputError';
 }
 
-const projectId = z.string().check(z.regex(/^[\w-]{1,64}$/, { message: 'project must be a project id' }));
+const projectId = accountId('project must be a project id');
 const reason = z
   .string()
   .check(z.trim(), z.maxLength(500, { message: 'reason must be at most 500 characters' }));

@@ -5,7 +5,7 @@ import type { Condition } from '../conditions/schema';
 import { rawConditionSchema } from '../conditions/schema';
 import { emailSchema } from '../contacts/email';
 import { flatBadRequest } from '../errors';
-import { offsetPageQuery, parse } from '../http/validation';
+import { offsetPageQuery, parse, uuidId } from '../http/validation';
 
 export const SEGMENT_TYPES = ['DYNAMIC', 'STATIC'] as const;
 export type SegmentType = (typeof SEGMENT_TYPES)[number];
@@ -100,7 +100,7 @@ export function parsePatchSegment(raw: unknown): PatchSegmentInput {
   };
 }
 
-export const segmentIdSchema = z.object({ id: z.uuid({ message: 'Segment id must be a UUID' }) });
+export const segmentIdSchema = z.object({ id: uuidId('Segment id must be a UUID') });
 
 /** `GET /segments/{id}/contacts`: page and pageSize as every offset list (at most 100). */
 export const membersPageQuerySchema = z.object(offsetPageQuery);

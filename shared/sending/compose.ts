@@ -24,6 +24,7 @@ import {
   renderBody,
   textFromValues,
 } from '../rendering/text-template';
+import { literalUnsafeUrls, neutralizeUrls } from '../rendering/urls';
 import { type LinkSettings, subscriptionLinks } from '../subscriptions/links';
 import type { TemplateType } from '../templates/schemas';
 import { buildMimeLean, type MimeAttachment } from './mime';
@@ -226,9 +227,30 @@ export const DERIVE_AFTER_MESSAGES = 3;
 /**
  * The body's HTML (with the footer of `footerUrl` when given) and its plain text: from the
  * content's derived text template when it has one and the message's values are plain, else
- * rendered and converted as a whole. Both ways give the same HTML and text.
+ * rendered and converted as a whole. Both ways give the same HTML and text. Every send path
+ * (`/v1/send`, campaigns and their test sends, workflows) renders here, so here a URL attribute
+ * that rendering made unsafe (a `javascript:` link from contact data) becomes `about:blank`
+ * (shared/rendering/urls.ts), and the text is converted again from the HTML that is sent.
  */
 export async function renderContent(
+  content: EmailContent,
+  variables: Record<string, unknown>,
+  footerUrl: string | undefined,
+): Promise<{ html: string; text: string }> {
+  const rendered = await renderUnchecked(content, variables, footerUrl);
+  let literals = literalUrls.get(content.body);
+  if (!literals) {
+    literals = literalUnsafeUrls(content.body.source);
+    literalUrls.set(content.body, literals);
+  }
+  const html = neutralizeUrls(rendered.html, literals);
+  return html === rendered.html ? rendered : { html, text: htmlToText(html) };
+}
+
+/** The unsafe URLs each body's own text writes (left as the author wrote them), read once. */
+const literalUrls = new WeakMap<CompiledTemplate, ReadonlySet<string>>();
+
+async function renderUnchecked(
   content: EmailContent,
   variables: Record<string, unknown>,
   footerUrl: string | undefined,

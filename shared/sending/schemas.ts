@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/email';
 import { validationError } from '../errors';
-import { toFieldIssues } from '../http/validation';
+import { toFieldIssues, uuidId } from '../http/validation';
 import { acceptsOnWire } from '../http/wire';
 import { MAX_TEMPLATE_CHARS } from '../rendering/limits';
 import { displayNameSchema, subjectSchema } from '../templates/schemas';
@@ -220,7 +220,7 @@ export const sendRequestSchema = z
         }),
       ),
     ),
-    template: z.optional(z.uuid({ message: 'template must be a template id (UUID)' })),
+    template: z.optional(uuidId('template must be a template id (UUID)')),
     from: z.optional(address),
     name: z.optional(displayNameSchema),
     subscribed: z.optional(z.boolean()),

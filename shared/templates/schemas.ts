@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { emailSchema } from '../contacts/email';
 import { flatBadRequest } from '../errors';
-import { offsetPageQuery, parse } from '../http/validation';
+import { offsetPageQuery, parse, uuidId } from '../http/validation';
 import { MAX_SUBJECT_CHARS } from '../rendering/limits';
 
 export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING', 'HEADLESS'] as const;
@@ -81,7 +81,7 @@ export const patchTemplateSchema = z.object({
 });
 export type PatchTemplateInput = z.infer<typeof patchTemplateSchema>;
 
-export const templateIdSchema = z.object({ id: z.uuid({ message: 'Template id must be a UUID' }) });
+export const templateIdSchema = z.object({ id: uuidId('Template id must be a UUID') });
 
 export const TEMPLATE_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
 export type TemplateSort = (typeof TEMPLATE_SORTS)[number];

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { getContactRecord } from '../contacts/repository';
 import { badRequest, conflict, notFound } from '../errors';
-import { offsetPageQuery, parse } from '../http/validation';
+import { offsetPageQuery, parse, uuidId } from '../http/validation';
 import type { OffsetPage } from '../offset-list';
 import type { Deps } from '../ports';
 import {
@@ -42,7 +42,7 @@ export interface Execution {
 }
 
 export const startExecutionSchema = z.object({
-  contactId: z.string().check(z.minLength(1, { message: 'contactId is required' })),
+  contactId: uuidId('contactId must be a contact id (a UUID)'),
   context: z.optional(z.record(z.string(), z.unknown())),
 });
 export type StartExecutionInput = z.infer<typeof startExecutionSchema>;

@@ -12,7 +12,7 @@ import { checkDataPayloadSize, parseDataPatch } from '../contacts/data';
 import { emailSchema } from '../contacts/email';
 import { type FieldIssue, flatBadRequest, validationError } from '../errors';
 import { MAX_EVENT_NAME_LENGTH } from '../events/names';
-import { offsetPageQuery, parse, toFieldIssues } from '../http/validation';
+import { offsetPageQuery, parse, toFieldIssues, uuidId } from '../http/validation';
 import {
   BRANCHES,
   type Branch,
@@ -162,7 +162,7 @@ export const patchWorkflowSchema = z.object({
   ),
   enabled: z.optional(z.boolean({ message: 'enabled must be a boolean' })),
   allowReentry: z.optional(z.boolean({ message: 'allowReentry must be a boolean' })),
-  entryStepId: z.nullish(z.string({ message: 'entryStepId must be a step id' })),
+  entryStepId: z.nullish(uuidId('entryStepId must be a step id (a UUID)')),
 });
 
 export interface PatchWorkflowInput {
@@ -245,7 +245,7 @@ export function parseListWorkflowsQuery(raw: unknown): ListWorkflowsQuery {
 // ---------------------------------------------------------------------------------------------
 // Path parameters
 
-const uuid = (what: string) => z.uuid({ message: `${what} id must be a UUID` });
+const uuid = (what: string) => uuidId(`${what} id must be a UUID`);
 
 export const workflowIdSchema = z.object({ id: uuid('Workflow') });
 export const stepParamsSchema = z.object({ id: uuid('Workflow'), stepId: uuid('Step') });
@@ -264,7 +264,7 @@ const positiveInt = (field: string) =>
     );
 
 const sendEmailShape = z.object({
-  templateId: z.uuid({ message: 'templateId must be a template id (a UUID)' }),
+  templateId: uuidId('templateId must be a template id (a UUID)'),
   recipient: z._default(
     z.object(
       {
@@ -594,12 +594,8 @@ export const parseDeleteStepQuery = (raw: unknown): { splice: boolean } =>
 const ALL_BRANCHES = [...new Set(Object.values(BRANCHES).flat())] as Branch[];
 
 export const addTransitionSchema = z.object({
-  fromStepId: z
-    .string({ message: 'fromStepId must be a step id' })
-    .check(z.minLength(1, { message: 'fromStepId is required' })),
-  toStepId: z
-    .string({ message: 'toStepId must be a step id' })
-    .check(z.minLength(1, { message: 'toStepId is required' })),
+  fromStepId: uuidId('fromStepId must be a step id (a UUID)'),
+  toStepId: uuidId('toStepId must be a step id (a UUID)'),
   branch: z.nullish(z.enum(ALL_BRANCHES, { message: `branch must be one of ${ALL_BRANCHES.join(', ')}` })),
 });
 

@@ -414,6 +414,25 @@ describe('with Stripe', () => {
       await expectApplied(event);
     });
 
+    it('refuses (400) a timestamp more than the tolerance ahead of or behind the clock, accepts one within it', async () => {
+      const owner = await signup(rt);
+      const event = checkoutCompleted(owner.projectId, 'cus_skew', 'sub_skew');
+      for (const skew of [400, -400, 301, -301]) {
+        const res = await deliver(event, { timestamp: nowSeconds() + skew });
+        expect(res.status, `${skew} s: ${res.text}`).toBe(400);
+        expect(res.body.error.code).toBe('INVALID_STRIPE_SIGNATURE');
+      }
+      expect(await rt.deps.store.get(keys.stripeEvent(event.id))).toBeUndefined();
+      expect(await rt.deps.store.get(keys.stripeCustomer('cus_skew'))).toBeUndefined();
+      // Within the 300 s tolerance, ahead or behind: accepted (the second as a duplicate).
+      const ahead = await deliver(event, { timestamp: nowSeconds() + 290 });
+      expect(ahead.status, ahead.text).toBe(200);
+      expect(ahead.body).toMatchObject({ received: true, result: 'applied' });
+      const behind = await deliver(event, { timestamp: nowSeconds() - 290 });
+      expect(behind.status, behind.text).toBe(200);
+      expect(behind.body).toMatchObject({ received: true, result: 'duplicate' });
+    });
+
     it('applies an event delivered twice once: the second is a duplicate, also when both arrive together', async () => {
       const s = await subscribed();
       const canceled = subscriptionEvent('customer.subscription.deleted', {

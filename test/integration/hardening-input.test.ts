@@ -8,11 +8,16 @@
  *   the field names of /contacts/fields routes. A refused request changes nothing.
  * - Path parameters reach the handlers decoded once, as API Gateway delivers them: a field named
  *   `a%20b` (sent as `a%2520b`) stays `a%20b` and is never confused with `a b`.
+ * - A script URL from contact or request data (`javascript:`, however cased or padded,
+ *   `vbscript:`, `data:text/html`) in a URL attribute is sent as `about:blank` on every send path;
+ *   a safe link goes out as it was and is click-tracked, the author's own literal URL stays.
  */
 import { describe, expect, it } from 'vitest';
 import { contactByEmail, listContactEvents, uniqueEmail } from './helpers/contacts';
 import { upload } from './helpers/imports';
 import { type ApiResponse, type Json, useLocalRuntime } from './helpers/local';
+import { pollUntil } from './helpers/wait';
+import { createTemplate, linearWorkflow } from './helpers/workflows';
 
 const rt = useLocalRuntime();
 
@@ -270,5 +275,92 @@ describe('percent signs in path parameters (decoded once, as API Gateway does)',
     expect((await eventNames(contact!.id)).sort()).toEqual(['50%off', 'A', 'promo code']);
     expect((await rt.api('DELETE', `/events/${encodeURIComponent('promo%20code')}`)).status).toBe(404);
     expect((await rt.api('DELETE', `/events/${encodeURIComponent('50%off')}`)).status).toBe(202);
+  });
+});
+
+describe('script URLs from contact data', () => {
+  const SITES = {
+    site: 'javascript:alert(1)',
+    mixed: '  JaVaScRiPt:alert(2)',
+    control: '\u0001\tjava\nscript:alert(3)',
+    vb: 'vbscript:msgbox(4)',
+    page: 'data:text/html,<script>alert(5)</script>',
+  };
+  const BODY =
+    '<p><a href="{{data.site}}">a</a> <a href="{{mixed}}">b</a> <a href="{{control}}">c</a>' +
+    ' <a href="{{vb}}">d</a> <img src="{{page}}"> <a href="https://example.org/ok?u={{email}}">ok</a>' +
+    ' <a href="javascript:history.back()">back</a></p>';
+
+  /** The sent HTML has no script URL from data, and the safe and the author's links as written. */
+  function expectNeutralized(html: string | undefined, email: string) {
+    expect(html).toBeDefined();
+    expect(html).not.toMatch(/alert\(|msgbox|data:text/i);
+    expect(html!.match(/"about:blank"/g)).toHaveLength(5);
+    expect(html).toContain(`href="https://example.org/ok?u=${email}"`);
+    expect(html).toContain('href="javascript:history.back()"');
+  }
+
+  it('replaces them with about:blank in /v1/send; a safe link still goes out and is click-tracked', async () => {
+    const email = uniqueEmail('script-url');
+    expect((await rt.api('POST', '/contacts', { body: { email, data: SITES } })).status).toBe(201);
+    const res = await rt.api('POST', '/v1/send', {
+      body: { to: email, from: `hello@${rt.senderDomain}`, subject: 'Links', body: BODY },
+    });
+    expect(res.status, res.text).toBe(200);
+    const [mail] = await rt.mails({ to: email });
+    expectNeutralized(mail?.html, email);
+    expect(mail!.text).not.toMatch(/alert\(/);
+    // The safe link is in the message, so the local SES stand-in tracks a click on it; the script
+    // URL is not, so a click on it is refused.
+    const ok = await rt.api('POST', `/_local/emails/${mail!.id}/click`, {
+      body: { link: `https://example.org/ok?u=${email}` },
+    });
+    expect(ok.status, ok.text).toBe(202);
+    const bad = await rt.api('POST', `/_local/emails/${mail!.id}/click`, { body: { link: SITES.site } });
+    expect(bad.status).toBe(422);
+    await rt.drain();
+  });
+
+  it('replaces them in a campaign test send, a workflow SEND_EMAIL step and data given with the request', async () => {
+    const email = uniqueEmail('script-url-campaign');
+    expect((await rt.api('POST', '/contacts', { body: { email, data: SITES } })).status).toBe(201);
+    const campaign = await rt.api('POST', '/campaigns', {
+      body: {
+        name: 'Links',
+        subject: 'Links',
+        body: BODY,
+        from: `hello@${rt.senderDomain}`,
+        audienceType: 'ALL',
+        type: 'TRANSACTIONAL',
+      },
+    });
+    expect(campaign.status, campaign.text).toBe(201);
+    const test = await rt.api('POST', `/campaigns/${campaign.body.data.id}/test`, { body: { email } });
+    expect(test.status, test.text).toBe(200);
+    expectNeutralized((await rt.mails({ to: email }))[0]?.html, email);
+
+    // A workflow's SEND_EMAIL step, for a contact started manually.
+    const templateId = await createTemplate(rt, `hello@${rt.senderDomain}`, { body: BODY });
+    const flow = await linearWorkflow(rt, { triggerType: 'MANUAL' }, [
+      { type: 'SEND_EMAIL', config: { templateId, recipient: { type: 'CONTACT' } } },
+    ]);
+    const flowEmail = uniqueEmail('script-url-workflow');
+    const contact = await rt.api('POST', '/contacts', { body: { email: flowEmail, data: SITES } });
+    const started = await rt.api('POST', `/workflows/${flow.id}/executions`, {
+      body: { contactId: contact.body.id },
+    });
+    expect(started.status, started.text).toBe(201);
+    const [flowMail] = await pollUntil('the workflow mail', async () => {
+      const mails = await rt.mails({ to: flowEmail });
+      return mails.length > 0 ? mails : undefined;
+    });
+    expectNeutralized(flowMail?.html, flowEmail);
+
+    const oneOff = uniqueEmail('script-url-request');
+    const sent = await rt.api('POST', '/v1/send', {
+      body: { to: oneOff, from: `hello@${rt.senderDomain}`, subject: 'Links', body: BODY, data: SITES },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    expectNeutralized((await rt.mails({ to: oneOff }))[0]?.html, oneOff);
   });
 });

@@ -23,21 +23,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { manifest, routeKey } from '../../shared/manifest';
 import type { ApiOptions, ApiResponse } from './helpers/api';
-import { useFakeStripe } from './helpers/fake-stripe';
-import { buildWorld, tenantItems, type World } from './helpers/isolation';
+import { useBillingEnv } from './helpers/fake-stripe';
+import { buildWorld, changedItems, tenantItems, type World } from './helpers/isolation';
 import { type Creds, type IsolationCase, isolationCases, type Probe } from './helpers/isolation-cases';
 import { useLocalRuntime } from './helpers/local';
 
-const STRIPE_KEY = 'sk_test_isolation';
-const stripe = useFakeStripe({ secretKey: STRIPE_KEY });
-const rt = useLocalRuntime({
-  env: stripe.env({
-    STRIPE_SECRET_KEY: STRIPE_KEY,
-    STRIPE_WEBHOOK_SECRET: 'whsec_isolation',
-    STRIPE_PRICE_ID: 'price_isolation',
-    BILLING_RETURN_URL: 'https://dashboard.example.com/billing',
-  }),
-});
+const { stripe, env } = useBillingEnv('isolation');
+const rt = useLocalRuntime({ env });
 
 /** Every route of the manifest: its route groups' and its direct uploads'. */
 const manifestRoutes = (): string[] => [
@@ -181,14 +173,7 @@ describe('tenant isolation, from the manifest', () => {
     await rt.drain({ timeoutMs: 30_000 });
     expect(problems).toEqual([]);
 
-    const itemsAfter = await tenantItems(rt, w.a);
-    const changed = [...new Set([...itemsBefore.keys(), ...itemsAfter.keys()])].filter(
-      (k) => !isDeepStrictEqual(itemsBefore.get(k), itemsAfter.get(k)),
-    );
-    expect(
-      changed.map((k) => ({ key: k, before: itemsBefore.get(k), after: itemsAfter.get(k) })),
-      "A's items changed",
-    ).toEqual([]);
+    expect(changedItems(itemsBefore, await tenantItems(rt, w.a)), "A's items changed").toEqual([]);
     expect(itemsBefore.size).toBeGreaterThan(20);
     expect(await mailsToA(), 'no mail to A or its contacts').toBe(mailsToABefore);
     expect((await rt.mails()).length, "no mail at all (a test send of A's campaign would mail B)").toBe(

@@ -163,7 +163,7 @@ describe('GET /workflows/{id} and DELETE /workflows/{id}', () => {
       ['POST', '/transitions'],
     ] as const) {
       const body =
-        path === '/steps' ? DELAY : path === '/transitions' ? { fromStepId: 'a', toStepId: 'b' } : {};
+        path === '/steps' ? DELAY : path === '/transitions' ? { fromStepId: UNKNOWN, toStepId: UNKNOWN } : {};
       expect(
         (await p.api(method, `/workflows/${UNKNOWN}${path}`, { body })).status,
         `${method} ${path}`,
@@ -770,9 +770,13 @@ describe('POST /workflows/{id}/transitions', () => {
   it('answers 422 for unknown steps, a self-transition, one from EXIT, and branches that do not fit', async () => {
     const p = await fresh();
     const { delay, cond, wait, exit, post } = await graph(p);
-    expect(issues(await post({ fromStepId: UNKNOWN, toStepId: 'nope' }))).toEqual([
+    expect(issues(await post({ fromStepId: UNKNOWN, toStepId: UNKNOWN.replace(/0$/, '1') }))).toEqual([
       'fromStepId unknown_step',
       'toStepId unknown_step',
+    ]);
+    // Not a step id at all (steps are UUIDs): refused by the schema, before any read.
+    expect(issues(await post({ fromStepId: delay.id, toStepId: 'nope' }))).toEqual([
+      'toStepId invalid_string',
     ]);
     expect(issues(await post({ fromStepId: delay.id }))).toEqual(['toStepId invalid_type']);
     expect(issues(await post({ fromStepId: delay.id, toStepId: delay.id }))).toEqual([

@@ -170,15 +170,21 @@ describe('an onboarding workflow, walked through with the local clock', () => {
 describe('starting executions', () => {
   const exitOnly = [{ type: 'EXIT', config: { reason: 'done' } }];
 
-  it('starts manually with a context; 400 while disabled, 404 for an unknown contact', async () => {
+  it('starts manually with a context; 400 while disabled, 404 for an unknown contact, 422 for a malformed id', async () => {
     const wf = await createWorkflow(rt, { name: 'Manual' });
     await addStep(rt, wf, { type: 'EXIT', config: {} });
     const contactId = await createContact(rt, uniqueEmail('manual'));
     const disabled = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId } });
     expect(disabled.status).toBe(400);
     await patchWorkflow(rt, wf, { enabled: true, triggerType: 'MANUAL' });
-    const unknown = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId: 'nobody' } });
+    const unknown = await rt.api('POST', `/workflows/${wf}/executions`, {
+      body: { contactId: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(unknown.status).toBe(404);
+    // Not a contact id at all: 422 naming the field, before any read.
+    const malformed = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId: 'nobody' } });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.error.errors[0]).toMatchObject({ field: 'contactId', code: 'invalid_string' });
     const res = await rt.api('POST', `/workflows/${wf}/executions`, {
       body: { contactId, context: { ref: 'r-1' } },
     });

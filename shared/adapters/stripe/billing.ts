@@ -30,6 +30,19 @@ export interface StripeBillingOptions {
 /** Stripe's own tolerance for a signature's timestamp, in seconds. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
+/**
+ * The `t=` of a `Stripe-Signature` header (epoch seconds), read as the stripe package reads it
+ * (the last `t` wins); only called once `constructEvent` accepted the header, so one is there.
+ */
+function signedAt(header: string): number {
+  let t = Number.NaN;
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't') t = Number.parseInt(value ?? '', 10);
+  }
+  return t;
+}
+
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 
 export function toInvoice(invoice: Stripe.Invoice): BillingInvoice {
@@ -149,6 +162,13 @@ export class StripeBilling implements BillingPort {
       const message = String((error as Error)?.message ?? error);
       return { ok: false, reason: message.split(/(?<=\.)\s/)[0]!.trim() };
     }
+    // constructEvent refuses only a timestamp older than the tolerance; one dated further ahead
+    // of the clock is no more Stripe's current delivery (a replay prepared in advance), so the
+    // tolerance applies both ways.
+    const tolerance = this.options.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
+    const ahead = signedAt(input.signature) - Math.floor(input.receivedAt.getTime() / 1000);
+    if (tolerance > 0 && !(ahead <= tolerance))
+      return { ok: false, reason: 'Timestamp outside the tolerance zone (ahead of the clock)' };
     const notAnEvent = { ok: false, reason: 'The body is not a Stripe event' } as const;
     if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number')
       return notAnEvent;

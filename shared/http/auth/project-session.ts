@@ -6,6 +6,7 @@
 import { getMembership } from '../../accounts/repository';
 import { AppError, badRequest } from '../../errors';
 import type { Deps } from '../../ports';
+import { ACCOUNT_ID } from '../validation';
 import type { ApiKeyAuthenticator } from './api-key';
 import { authenticateSession } from './session';
 import type { AuthInput, Principal } from './types';
@@ -20,6 +21,8 @@ export async function authenticateProjectSession(
   const session = await authenticateSession(deps, input);
   const projectId = input.headers['x-project-id']?.trim();
   if (!projectId) throw badRequest('A session acts for one project: name it in the X-Project-Id header');
+  // Not the shape of a project id (over-long, say): no such project, and never a table key.
+  if (!ACCOUNT_ID.test(projectId)) throw projectNotFound();
   // Consistent, like the session's read: a member removed is refused on the next request.
   if (!(await getMembership(deps, projectId, session.userId, { consistent: true }))) throw projectNotFound();
   if (!(await apiKeys.liveProject(projectId))) throw projectNotFound();

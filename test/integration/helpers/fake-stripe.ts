@@ -185,3 +185,20 @@ export function useFakeStripe(options: { secretKey: string }): FakeStripe {
     },
   };
 }
+
+/**
+ * The stand-in, and the environment of a runtime with billing on against it (secret key, webhook
+ * secret and price named after `tag`): for tests whose billing routes must reach their own checks
+ * rather than answer 400 BILLING_DISABLED. Call at the top level, before `useLocalRuntime`.
+ */
+export function useBillingEnv(tag: string): { stripe: FakeStripe; env: Record<string, string> } {
+  const secretKey = `sk_test_${tag}`;
+  const stripe = useFakeStripe({ secretKey });
+  const env = stripe.env({
+    STRIPE_SECRET_KEY: secretKey,
+    STRIPE_WEBHOOK_SECRET: `whsec_${tag}`,
+    STRIPE_PRICE_ID: `price_${tag}`,
+    BILLING_RETURN_URL: 'https://dashboard.example.com/billing',
+  });
+  return { stripe, env };
+}

@@ -6,6 +6,7 @@
  * domains, an import job, a bulk job, a sent email, an uploaded image), and B's with the few
  * things B's own requests need (a verified sender, a contact, a static segment, a workflow).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { seedVerifiedDomain } from '../../../shared/domains/repository';
 import type { Item } from '../../../shared/store/store';
@@ -339,4 +340,14 @@ export async function tenantItems(rt: LocalTestRuntime, t: Tenant): Promise<Map<
     cursor = page.cursor;
   } while (cursor);
   return out;
+}
+
+/** The items of two `tenantItems` reads that differ, each with its two versions. */
+export function changedItems(
+  before: ReadonlyMap<string, Item>,
+  after: ReadonlyMap<string, Item>,
+): { key: string; before: Item | undefined; after: Item | undefined }[] {
+  return [...new Set([...before.keys(), ...after.keys()])]
+    .filter((k) => !isDeepStrictEqual(before.get(k), after.get(k)))
+    .map((key) => ({ key, before: before.get(key), after: after.get(key) }));
 }

@@ -187,15 +187,20 @@ describe('step and transition bodies', () => {
   });
 
   it('parses a transition; branch defaults to null', async () => {
-    expect(parseAddTransition({ fromStepId: 'a', toStepId: 'b' })).toEqual({
-      fromStepId: 'a',
-      toStepId: 'b',
+    const [a, b] = ['6f1c1d3e-5b7a-4c1e-9d2f-0a1b2c3d4e5f', '7a2d2e4f-6c8b-4d2f-8e3a-1b2c3d4e5f60'];
+    expect(parseAddTransition({ fromStepId: a, toStepId: b })).toEqual({
+      fromStepId: a,
+      toStepId: b,
       branch: null,
     });
+    // Step ids are UUIDs: an empty or over-long one is refused before any read.
     expect(await issues(() => parseAddTransition({ fromStepId: '', branch: 'maybe' }))).toEqual([
-      'fromStepId too_small',
+      'fromStepId invalid_string',
       'toStepId invalid_type',
       'branch invalid_value',
+    ]);
+    expect(await issues(() => parseAddTransition({ fromStepId: 'a'.repeat(5000), toStepId: b }))).toEqual([
+      'fromStepId invalid_string',
     ]);
   });
 });
