@@ -8,7 +8,7 @@
  */
 import { Drop, Liquid, Output, Parser, type Template, Tokenizer, type TopLevelToken } from 'liquidjs';
 import { MAX_TEMPLATE_CHARS, MAX_TEMPLATE_TOKENS } from './limits';
-import { type ScanMeter, toLiquid } from './syntax';
+import { type ScanMeter, translate } from './syntax';
 
 /** Wall-clock budget of one render. */
 export const RENDER_TIME_LIMIT_MS = 1_000;
@@ -117,13 +117,17 @@ function* parseSteps(source: string, kind: ContentKind): Generator<void, Parsed>
   work.started++;
   try {
     const meter: ScanMeter = { chars: 0 };
-    const liquid = toLiquid(source, meter);
-    work.chars += meter.chars;
-    // Each tag is at least one token: refuse before tokenizing what is surely over the budget.
-    if ((meter.tags ?? 0) > MAX_TEMPLATE_TOKENS) {
+    let liquid: string | undefined;
+    try {
+      liquid = yield* translate(source, meter, TOKENS_PER_SLICE, MAX_TEMPLATE_TOKENS);
+    } finally {
+      work.chars += meter.chars;
+    }
+    // Each tag is at least one token: what has more tags is refused before it is tokenized.
+    if (liquid === undefined) {
       throw new TemplateTooLargeError(
-        `The template has ${meter.tags} {{ }} outputs and {% %} tags; at most ${MAX_TEMPLATE_TOKENS} ` +
-          'Liquid tokens (outputs, tags and the text between them) can be parsed',
+        `The template has more than ${MAX_TEMPLATE_TOKENS} {{ }} outputs and {% %} tags; at most ` +
+          `${MAX_TEMPLATE_TOKENS} Liquid tokens (outputs, tags and the text between them) can be parsed`,
       );
     }
     if (liquid.length > MAX_TEMPLATE_CHARS) {

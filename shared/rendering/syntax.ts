@@ -38,11 +38,29 @@ export interface ScanMeter {
  * N tags cost N times its length).
  */
 export function toLiquid(source: string, meter: ScanMeter = { chars: 0 }): string {
+  const steps = translate(source, meter, Number.POSITIVE_INFINITY);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value ?? '';
+  }
+}
+
+/**
+ * `toLiquid` as steps: yields after every `tagsPerStep` tags, so a caller can give the event
+ * loop back between them, and stops (returning undefined) once more than `maxTags` tags were met.
+ */
+export function* translate(
+  source: string,
+  meter: ScanMeter,
+  tagsPerStep: number,
+  maxTags = Number.POSITIVE_INFINITY,
+): Generator<void, string | undefined> {
   const out: string[] = [];
   let at = 0;
   // The next `{{` / `{%` at or after `at`; -1 once there is none left.
   let output = -2;
   let tag = -2;
+  let tags = 0;
   while (at < source.length) {
     if (output !== -1 && output < at) output = find(source, '{{', at, meter);
     if (tag !== -1 && tag < at) tag = find(source, '{%', at, meter);
@@ -50,16 +68,17 @@ export function toLiquid(source: string, meter: ScanMeter = { chars: 0 }): strin
     if (tag >= 0 && (output < 0 || tag < output)) {
       const end = skipTag(source, tag, meter);
       if (end < 0) break;
-      meter.tags = (meter.tags ?? 0) + 1;
       out.push(source.slice(at, end));
       at = end;
-      continue;
+    } else {
+      const close = findClose(source, output + 2, '}}', meter);
+      if (close < 0) break;
+      out.push(source.slice(at, output), rewriteOutputTag(source.slice(output, close + 2), meter));
+      at = close + 2;
     }
-    const close = findClose(source, output + 2, '}}', meter);
-    if (close < 0) break;
     meter.tags = (meter.tags ?? 0) + 1;
-    out.push(source.slice(at, output), rewriteOutputTag(source.slice(output, close + 2), meter));
-    at = close + 2;
+    if (++tags > maxTags) return undefined;
+    if (tags % tagsPerStep === 0) yield;
   }
   out.push(source.slice(at));
   return out.join('');
