@@ -108,10 +108,26 @@ class TokenQueue {
 }
 
 /**
- * The parse of one source, as steps: translate, check the budgets, tokenize, then parse the
- * top-level tokens, yielding after every TOKENS_PER_SLICE of them. `compile` runs it through,
- * `compileAsync` gives the event loop back at each yield. Work is linear in the text: one pass
- * of the translation, one of liquidjs's tokenizer, one parse of each token.
+ * Tokens read one at a time (`Tokenizer.readTopLevelToken`, so that reading can pause), put
+ * through liquidjs's whitespace control (`{{-`, `-%}`): its tokenizer applies that only at the end
+ * of `readTopLevelTokens`, which this replays the tokens through.
+ */
+class WhitespaceControl extends Tokenizer {
+  constructor(private readonly replayed: readonly TopLevelToken[]) {
+    super('');
+    this.N = replayed.length;
+  }
+  override readTopLevelToken(): TopLevelToken {
+    return this.replayed[this.p++]!;
+  }
+}
+
+/**
+ * The parse of one source, as steps: translate, tokenize, then parse the top-level tokens, each
+ * yielding after every TOKENS_PER_SLICE tags or tokens and refusing what is over the budget.
+ * `compile` runs it through, `compileAsync` gives the event loop back at each yield. Work is
+ * linear in the text: one pass of the translation, one of liquidjs's tokenizer, one parse of each
+ * token.
  */
 function* parseSteps(source: string, kind: ContentKind, maxTokens: number): Generator<void, Parsed> {
   work.started++;
@@ -136,24 +152,29 @@ function* parseSteps(source: string, kind: ContentKind, maxTokens: number): Gene
       );
     }
     const e = engine(kind);
-    let tokens: TopLevelToken[];
-    try {
-      tokens = new Tokenizer(
-        liquid,
-        e.options.operators,
-        undefined,
-        undefined,
-        e.options.groupedExpressions,
-      ).readTopLevelTokens(e.options);
-    } catch (error) {
-      throw new TemplateSyntaxError(liquidMessage(error));
+    const tokenizer = new Tokenizer(
+      liquid,
+      e.options.operators,
+      undefined,
+      undefined,
+      e.options.groupedExpressions,
+    );
+    const read: TopLevelToken[] = [];
+    while (tokenizer.p < tokenizer.N) {
+      try {
+        read.push(tokenizer.readTopLevelToken(e.options));
+      } catch (error) {
+        throw new TemplateSyntaxError(liquidMessage(error));
+      }
+      if (read.length > maxTokens) {
+        throw new TemplateTooLargeError(
+          `The template has more than ${maxTokens} Liquid tokens (outputs, tags and the text between ` +
+            `them); at most ${maxTokens} can be parsed`,
+        );
+      }
+      if (read.length % TOKENS_PER_SLICE === 0) yield;
     }
-    if (tokens.length > maxTokens) {
-      throw new TemplateTooLargeError(
-        `The template has ${tokens.length} Liquid tokens (outputs, tags and the text between them); ` +
-          `at most ${maxTokens} can be parsed`,
-      );
-    }
+    const tokens = new WhitespaceControl(read).readTopLevelTokens(e.options);
     const parser = new Parser(e);
     const queue = new TokenQueue(tokens);
     const remaining = queue as unknown as TopLevelToken[];

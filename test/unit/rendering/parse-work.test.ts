@@ -174,6 +174,7 @@ describe('the token queue parses as liquidjs does', () => {
     '{% raw %}{{ a }}{% endraw %}{% comment %}{{ no }}{% endcomment %}{% # inline %}',
     '{% liquid\n  assign y = 3\n  echo y\n%}',
     '  {{- a -}}  {%- if true -%}  t  {%- endif -%}  ',
+    'a \n {%- raw -%} \n {{- a -}} \n {% endraw -%} \n b {{- a }}\n\n{{ a -}}\n\nc',
     '{% for i in list %}{% for j in list %}{{ i }}{{ j }}{% endfor %}{% endfor %}',
   ];
   const vars = { a: 1, b: 2, list: [1, 2, 3] };
