@@ -8,7 +8,7 @@
  */
 import { Drop, Liquid, Output, Parser, type Template, Tokenizer, type TopLevelToken } from 'liquidjs';
 import { MAX_TEMPLATE_CHARS, MAX_TEMPLATE_TOKENS } from './limits';
-import { type ScanMeter, translate } from './syntax';
+import { runSteps, type ScanMeter, translate } from './syntax';
 
 /** Wall-clock budget of one render. */
 export const RENDER_TIME_LIMIT_MS = 1_000;
@@ -250,13 +250,7 @@ function remember(parsed: Parsed): CompiledTemplate {
  * `compileAsync`.
  */
 export function compile(source: string, kind: ContentKind): CompiledTemplate {
-  const hit = cached(source, kind);
-  if (hit) return hit;
-  const steps = parseSteps(source, kind, MAX_TEMPLATE_TOKENS);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return remember(step.value);
-  }
+  return cached(source, kind) ?? remember(runSteps(parseSteps(source, kind, MAX_TEMPLATE_TOKENS)));
 }
 
 /**

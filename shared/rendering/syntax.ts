@@ -38,10 +38,14 @@ export interface ScanMeter {
  * N tags cost N times its length).
  */
 export function toLiquid(source: string, meter: ScanMeter = { chars: 0 }): string {
-  const steps = translate(source, meter, Number.POSITIVE_INFINITY);
+  return runSteps(translate(source, meter, Number.POSITIVE_INFINITY)) ?? '';
+}
+
+/** Runs `steps` to their end without pausing: the synchronous way through a stepped task. */
+export function runSteps<T>(steps: Generator<void, T>): T {
   for (;;) {
     const step = steps.next();
-    if (step.done) return step.value ?? '';
+    if (step.done) return step.value;
   }
 }
 
