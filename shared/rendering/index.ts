@@ -7,9 +7,25 @@ import { convert } from 'html-to-text';
 import type { ContactData } from '../contacts/data';
 import { type FieldIssue, validationError } from '../errors';
 import { MAX_SUBJECT_CHARS } from './limits';
-import { type CompiledTemplate, type ContentKind, compile, render, TemplateSyntaxError } from './liquid';
+import {
+  type CompiledTemplate,
+  type ContentKind,
+  compile,
+  compileAsync,
+  render,
+  TemplateSyntaxError,
+  TemplateTooLargeError,
+} from './liquid';
 
-export { type CompiledTemplate, compile, RenderError, render, TemplateSyntaxError } from './liquid';
+export {
+  type CompiledTemplate,
+  compile,
+  compileAsync,
+  RenderError,
+  render,
+  TemplateSyntaxError,
+  TemplateTooLargeError,
+} from './liquid';
 
 /** The signed links every message can use. */
 export interface SubscriptionLinks {
@@ -72,19 +88,51 @@ export interface TemplateSource {
 
 /**
  * Parses every source, or throws one 422 naming each field that is not valid Liquid (code
- * `invalid_liquid`, Liquid's message). Templates are checked when saved, not at send time.
+ * `invalid_liquid`, Liquid's message) or is over the parse budget (code `template_too_large`).
+ * Templates are checked when saved, not at send time.
  */
 export function compileAll(sources: readonly TemplateSource[]): CompiledTemplate[] {
-  const issues: FieldIssue[] = [];
-  const compiled: CompiledTemplate[] = [];
+  return settle(sources.map((s) => attempt(s, () => compile(s.source, s.kind))));
+}
+
+/** `compileAll`, parsing with `compileAsync`: other requests are answered meanwhile. */
+export async function compileAllAsync(sources: readonly TemplateSource[]): Promise<CompiledTemplate[]> {
+  const attempts: Attempt[] = [];
   for (const s of sources) {
     try {
-      compiled.push(compile(s.source, s.kind));
+      attempts.push(await compileAsync(s.source, s.kind));
     } catch (error) {
-      if (!(error instanceof TemplateSyntaxError)) throw error;
-      issues.push({ field: s.field, message: `Invalid Liquid: ${error.message}`, code: 'invalid_liquid' });
+      attempts.push(issueOf(s, error));
     }
   }
-  if (issues.length > 0) throw validationError(issues, 'The template is not valid Liquid');
-  return compiled;
+  return settle(attempts);
+}
+
+type Attempt = CompiledTemplate | FieldIssue;
+
+function attempt(s: TemplateSource, run: () => CompiledTemplate): Attempt {
+  try {
+    return run();
+  } catch (error) {
+    return issueOf(s, error);
+  }
+}
+
+/** The 422 issue of a parse failure; anything other than a template error is rethrown. */
+function issueOf(s: TemplateSource, error: unknown): FieldIssue {
+  if (error instanceof TemplateTooLargeError)
+    return { field: s.field, message: `Template too large: ${error.message}`, code: 'template_too_large' };
+  if (error instanceof TemplateSyntaxError)
+    return { field: s.field, message: `Invalid Liquid: ${error.message}`, code: 'invalid_liquid' };
+  throw error;
+}
+
+function settle(attempts: readonly Attempt[]): CompiledTemplate[] {
+  const issues = attempts.filter((a): a is FieldIssue => 'code' in a);
+  if (issues.length === 0) return attempts as CompiledTemplate[];
+  const tooLarge = issues.every((i) => i.code === 'template_too_large');
+  throw validationError(
+    issues,
+    tooLarge ? 'The template is too large to parse' : 'The template is not valid Liquid',
+  );
 }

@@ -6,9 +6,9 @@
  * Two engines: HTML bodies escape every output by default (`| raw` opts out, for trusted
  * values); subjects and other plain text render unescaped.
  */
-import { Drop, Liquid, Output, type Template } from 'liquidjs';
-import { MAX_TEMPLATE_CHARS } from './limits';
-import { toLiquid } from './syntax';
+import { Drop, Liquid, Output, Parser, type Template, Tokenizer, type TopLevelToken } from 'liquidjs';
+import { MAX_TEMPLATE_CHARS, MAX_TEMPLATE_TOKENS } from './limits';
+import { runSteps, type ScanMeter, translate } from './syntax';
 
 /** Wall-clock budget of one render. */
 export const RENDER_TIME_LIMIT_MS = 1_000;
@@ -23,6 +23,9 @@ export type ContentKind = 'html' | 'text';
 export class TemplateSyntaxError extends Error {
   override readonly name = 'TemplateSyntaxError';
 }
+
+/** Why a template is refused before parsing it: it is over a parse budget (characters, tokens). */
+export class TemplateTooLargeError extends TemplateSyntaxError {}
 
 /** Why a render stopped (a limit was hit, or Liquid failed at render time). */
 export class RenderError extends Error {
@@ -68,12 +71,206 @@ export interface CompiledTemplate {
   readonly source: string;
 }
 
-/** Parses a template; throws TemplateSyntaxError with Liquid's message. */
-export function compile(source: string, kind: ContentKind): CompiledTemplate {
+/** Top-level tokens parsed between two yields to the event loop (see `compileAsync`). */
+export const TOKENS_PER_SLICE = 2_000;
+
+/** Work of the parses this process ran (read by tests and benches; never reset). */
+export interface ParseWork {
+  /** Parses started and parses finished (successfully or not). */
+  started: number;
+  finished: number;
+  /** Characters the syntax translation examined. */
+  chars: number;
+  /** Liquid tokens parsed. */
+  tokens: number;
+  /** Times an asynchronous parse gave the event loop back before going on. */
+  yields: number;
+}
+
+export const parseWork: Readonly<ParseWork> = { started: 0, finished: 0, chars: 0, tokens: 0, yields: 0 };
+const work = parseWork as ParseWork;
+
+/**
+ * liquidjs's parser takes tokens off the front of one array (`tokens.shift()`, in its top-level
+ * loop and in every block tag). V8 moves an array of more than about 16,000 elements on each
+ * shift, so a template of N tokens cost N² (200,000 tags: minutes). This queue is what those
+ * loops use instead (they only call `shift()` and read `length`): each shift is O(1).
+ */
+class TokenQueue {
+  private at = 0;
+  constructor(private readonly tokens: readonly TopLevelToken[]) {}
+  get length(): number {
+    return this.tokens.length - this.at;
+  }
+  shift(): TopLevelToken | undefined {
+    return this.at < this.tokens.length ? this.tokens[this.at++] : undefined;
+  }
+}
+
+/**
+ * Tokens read one at a time (`Tokenizer.readTopLevelToken`, so that reading can pause), put
+ * through liquidjs's whitespace control (`{{-`, `-%}`): its tokenizer applies that only at the end
+ * of `readTopLevelTokens`, which this replays the tokens through.
+ */
+class WhitespaceControl extends Tokenizer {
+  constructor(private readonly replayed: readonly TopLevelToken[]) {
+    super('');
+    this.N = replayed.length;
+  }
+  override readTopLevelToken(): TopLevelToken {
+    return this.replayed[this.p++]!;
+  }
+}
+
+/**
+ * The parse of one source, as steps: translate, tokenize, then parse the top-level tokens, each
+ * yielding after every TOKENS_PER_SLICE tags or tokens and refusing what is over the budget.
+ * `compile` runs it through, `compileAsync` gives the event loop back at each yield. Work is
+ * linear in the text: one pass of the translation, one of liquidjs's tokenizer, one parse of each
+ * token.
+ */
+function* parseSteps(source: string, kind: ContentKind, maxTokens: number): Generator<void, Parsed> {
+  work.started++;
   try {
-    return { kind, templates: engine(kind).parse(toLiquid(source)), source };
-  } catch (error) {
-    throw new TemplateSyntaxError(liquidMessage(error));
+    const meter: ScanMeter = { chars: 0 };
+    let liquid: string | undefined;
+    try {
+      liquid = yield* translate(source, meter, TOKENS_PER_SLICE, maxTokens);
+    } finally {
+      work.chars += meter.chars;
+    }
+    // Each tag is at least one token: what has more tags is refused before it is tokenized.
+    if (liquid === undefined) {
+      throw new TemplateTooLargeError(
+        `The template has more than ${maxTokens} {{ }} outputs and {% %} tags; at most ` +
+          `${maxTokens} Liquid tokens (outputs, tags and the text between them) can be parsed`,
+      );
+    }
+    if (liquid.length > MAX_TEMPLATE_CHARS) {
+      throw new TemplateTooLargeError(
+        `The template is ${liquid.length} characters long; at most ${MAX_TEMPLATE_CHARS} can be parsed`,
+      );
+    }
+    const e = engine(kind);
+    const tokenizer = new Tokenizer(
+      liquid,
+      e.options.operators,
+      undefined,
+      undefined,
+      e.options.groupedExpressions,
+    );
+    const read: TopLevelToken[] = [];
+    while (tokenizer.p < tokenizer.N) {
+      try {
+        read.push(tokenizer.readTopLevelToken(e.options));
+      } catch (error) {
+        throw new TemplateSyntaxError(liquidMessage(error));
+      }
+      if (read.length > maxTokens) {
+        throw new TemplateTooLargeError(
+          `The template has more than ${maxTokens} Liquid tokens (outputs, tags and the text between ` +
+            `them); at most ${maxTokens} can be parsed`,
+        );
+      }
+      if (read.length % TOKENS_PER_SLICE === 0) yield;
+    }
+    const tokens = new WhitespaceControl(read).readTopLevelTokens(e.options);
+    const parser = new Parser(e);
+    const queue = new TokenQueue(tokens);
+    const remaining = queue as unknown as TopLevelToken[];
+    const templates: Template[] = [];
+    let counted = 0;
+    while (queue.length > 0) {
+      const token = queue.shift()!;
+      try {
+        templates.push(parser.parseToken(token, remaining));
+      } catch (error) {
+        throw new TemplateSyntaxError(liquidMessage(error));
+      }
+      // A block tag takes its whole body off the queue: count what was consumed, not the loop.
+      const consumed = tokens.length - queue.length;
+      if (consumed - counted >= TOKENS_PER_SLICE && queue.length > 0) {
+        work.tokens += consumed - counted;
+        counted = consumed;
+        yield;
+      }
+    }
+    work.tokens += tokens.length - counted;
+    return { compiled: { kind, templates, source }, tokens: tokens.length };
+  } finally {
+    work.finished++;
+  }
+}
+
+/**
+ * Parsed templates by kind and source, most recently used last: a campaign job, a workflow step
+ * or a `/v1/send` with a stored template parses the same text for every message otherwise.
+ * Bounded by the tokens held (a token's parsed form is a few hundred bytes).
+ */
+interface Parsed {
+  readonly compiled: CompiledTemplate;
+  readonly tokens: number;
+}
+
+const cache = new Map<string, Parsed>();
+let cachedTokens = 0;
+/** Most tokens the parse cache holds, over all its entries. */
+export const PARSE_CACHE_TOKENS = 2 * MAX_TEMPLATE_TOKENS;
+
+const cacheKey = (source: string, kind: ContentKind) => `${kind}:${source}`;
+
+function cached(source: string, kind: ContentKind): CompiledTemplate | undefined {
+  const key = cacheKey(source, kind);
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+  }
+  return hit?.compiled;
+}
+
+function remember(parsed: Parsed): CompiledTemplate {
+  const { compiled, tokens } = parsed;
+  const key = cacheKey(compiled.source, compiled.kind);
+  // Over the budget only when a caller lifted it: never answered from the cache to one that did not.
+  if (tokens > MAX_TEMPLATE_TOKENS || cache.has(key)) return compiled;
+  cache.set(key, parsed);
+  cachedTokens += tokens;
+  for (const [oldKey, old] of cache) {
+    if (cachedTokens <= PARSE_CACHE_TOKENS) break;
+    cache.delete(oldKey);
+    cachedTokens -= old.tokens;
+  }
+  return compiled;
+}
+
+/**
+ * Parses a template; throws TemplateSyntaxError with Liquid's message (TemplateTooLargeError
+ * when it is over the parse budget). Synchronous: for text that a request can make large, use
+ * `compileAsync`.
+ */
+export function compile(source: string, kind: ContentKind): CompiledTemplate {
+  return cached(source, kind) ?? remember(runSteps(parseSteps(source, kind, MAX_TEMPLATE_TOKENS)));
+}
+
+/**
+ * `compile`, giving the event loop back every TOKENS_PER_SLICE tokens, so that other requests
+ * are answered while a large template is parsed. `maxTokens` is the parse budget (a bench lifts
+ * it to measure beyond it).
+ */
+export async function compileAsync(
+  source: string,
+  kind: ContentKind,
+  maxTokens = MAX_TEMPLATE_TOKENS,
+): Promise<CompiledTemplate> {
+  const hit = cached(source, kind);
+  if (hit) return hit;
+  const steps = parseSteps(source, kind, maxTokens);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return remember(step.value);
+    work.yields++;
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
 

@@ -18,7 +18,7 @@ import { suppressedAmong } from '../email-events/repository';
 import { AppError, notFound, validationError } from '../errors';
 import type { Claim } from '../http/idempotency';
 import type { Deps } from '../ports';
-import { type CompiledTemplate, compileAll } from '../rendering';
+import { type CompiledTemplate, compileAllAsync } from '../rendering';
 import { linkSettings } from '../subscriptions/links';
 import { findTemplate } from '../templates/service';
 import { composeEmail, type EmailContent, type Recipient } from './compose';
@@ -217,10 +217,10 @@ async function prepare(deps: SendDeps, projectId: string, input: SendRequest): P
   };
   const subjectSource = input.subject ?? template?.subject ?? '';
   const bodySource = input.body ?? template?.body ?? '';
-  const [subject, body] = compileAll([
+  const [subject, body] = (await compileAllAsync([
     { field: input.subject === undefined ? 'template' : 'subject', source: subjectSource, kind: 'text' },
     { field: input.body === undefined ? 'template' : 'body', source: bodySource, kind: 'html' },
-  ]) as [CompiledTemplate, CompiledTemplate];
+  ])) as [CompiledTemplate, CompiledTemplate];
 
   const attachments: MimeAttachment[] = (input.attachments ?? []).map((a) => ({
     filename: a.filename,

@@ -33,12 +33,13 @@ export type TemplateDeps = Pick<Deps, 'store' | 'clock' | 'ids'>;
 const MAX_ATTEMPTS = 5;
 
 /**
- * 422 when the subject or body does not parse. The renderer (liquidjs, html-to-text) is loaded on
- * the first write, not at every cold start of the function.
+ * 422 when the subject or body does not parse or is over the parse budget; the parse gives the
+ * event loop back as it goes, so a large body does not hold up other requests. The renderer
+ * (liquidjs, html-to-text) is loaded on the first write, not at every cold start of the function.
  */
 async function checkLiquid(input: { subject?: string; body?: string }) {
-  const { compileAll } = await import('../rendering');
-  compileAll([
+  const { compileAllAsync } = await import('../rendering');
+  await compileAllAsync([
     ...(input.subject === undefined
       ? []
       : [{ field: 'subject', source: input.subject, kind: 'text' as const }]),

@@ -503,8 +503,8 @@ function webhookIssues(config: Omit<WebhookConfig, 'body'> & { body?: string }):
 export async function checkStepLiquid(type: StepType, config: StepConfig): Promise<void> {
   if (type !== 'WEBHOOK') return;
   const webhook = config as WebhookConfig;
-  const { compileAll } = await import('../rendering');
-  compileAll([
+  const { compileAllAsync } = await import('../rendering');
+  await compileAllAsync([
     { field: 'config.url', source: webhook.url, kind: 'text' },
     ...(webhook.body === undefined
       ? []

@@ -28,7 +28,7 @@ import { requireVerifiedSenderDomain } from '../domains/sender';
 import { SENDING_GRACE_MS, suppressedAmong } from '../email-events/repository';
 import { AppError } from '../errors';
 import type { Deps } from '../ports';
-import { type CompiledTemplate, compileAll } from '../rendering';
+import { type CompiledTemplate, compileAllAsync } from '../rendering';
 import { composeEmail, type EmailContent } from '../sending/compose';
 import { deliverEmail, resumeEmail } from '../sending/deliver';
 import type { EmailIds, SentEmail } from '../sending/outcomes';
@@ -69,10 +69,10 @@ export async function runSendEmailStep(
 
   const template = await getTemplateRecord(deps, projectId, config.templateId);
   if (!template) return { ok: false, error: `Template ${config.templateId} not found` };
-  const [subject, body] = compileAll([
+  const [subject, body] = (await compileAllAsync([
     { field: 'template', source: template.subject, kind: 'text' },
     { field: 'template', source: template.body, kind: 'html' },
-  ]) as [CompiledTemplate, CompiledTemplate];
+  ])) as [CompiledTemplate, CompiledTemplate];
   try {
     await requireVerifiedSenderDomain(deps, projectId, template.from);
   } catch (error) {
