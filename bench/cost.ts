@@ -574,7 +574,7 @@ function scenario(title: string, m: Measured, per: number, perName: string, pric
   say(
     `Per ${perName}: ${((m.usage.dynamoRead ?? 0) / per).toFixed(2)} RRU, ${((m.usage.dynamoWrite ?? 0) / per).toFixed(2)} WRU, ${((m.usage.sqs ?? 0) / per).toFixed(2)} SQS requests (${(m.sqsSends / per).toFixed(2)} sends, ${(m.workerInvocations / per).toFixed(2)} worker invocations, each a receive and a delete, handed ${(m.workerRecords / per).toFixed(2)} records: ${(m.workerRecords / Math.max(1, m.workerInvocations)).toFixed(2)} a batch), ${((m.usage.snsPublish ?? 0) / per).toFixed(2)} SNS publishes, ${(m.logBytes / per).toFixed(0)} log bytes (estimated). Invocations: ${n([...m.lambda.values()].reduce((s, l) => s + l.invocations, 0))} in the time pass, ${n(m.unitsPassInvocations)} in the units pass.`,
     '',
-    `With one record per worker invocation (a quiet queue: each receive finds one message): ${usd(unbatched.withoutSes)} beside SES instead of ${usd(totals(cost).withoutSes)}.`,
+    `With one record per worker invocation (a quiet queue: each receive finds one message): $${unbatched.withoutSes.toFixed(4)} beside SES instead of $${totals(cost).withoutSes.toFixed(4)}.`,
     '',
   );
   return { ...totals(cost), unbatchedWithoutSes: unbatched.withoutSes };
@@ -758,7 +758,7 @@ for (const [kind, t, count] of [
   // Judged on the higher figure, so that batches the local queue formed cannot pass it alone.
   const judged = Math.max(measured, unbatched);
   say(
-    `| ${kind} | ${usd(measured)} | ${usd(unbatched)} | ${verdict(judged)} | ${verdict(judged, COST_TARGET_PER_1000)} |`,
+    `| ${kind} | $${measured.toFixed(4)} | $${unbatched.toFixed(4)} | ${verdict(judged)} | ${verdict(judged, COST_TARGET_PER_1000)} |`,
   );
 }
 say(
