@@ -407,3 +407,43 @@ export function usd(n: number): string {
   if (Math.abs(n) >= 0.01) return `$${n.toFixed(2)}`;
   return `$${n.toPrecision(2)}`;
 }
+
+/**
+ * The goal for Sesame's own AWS cost beside SES's price, per 1,000 mails of either kind
+ * (transactional sends and campaign recipients): met now when at most this.
+ */
+export const COST_GOAL_PER_1000 = 0.005;
+/** Where the cost is to go after that (docs/cost.md, "The path to $0.002"). */
+export const COST_TARGET_PER_1000 = 0.002;
+
+/** PASS when `perThousand` dollars are within `goal`. */
+export function verdict(perThousand: number, goal = COST_GOAL_PER_1000): 'PASS' | 'FAIL' {
+  return perThousand <= goal ? 'PASS' : 'FAIL';
+}
+
+/** A queue worker's invocations and the records they were handed, as a scenario measured them. */
+export interface WorkerBatches {
+  readonly invocations: number;
+  readonly records: number;
+}
+
+/**
+ * `usage` as it would be had every record its own invocation and its own receive and delete: a
+ * quiet queue, where each ReceiveMessage finds one message (on AWS, below a rate of roughly the
+ * pollers' count divided by an invocation's duration). The local queue forms batches from what
+ * is waiting when a worker is free, and the bench runs invocations one at a time, so its batches
+ * can be fuller than AWS's at the same rate; this is the figure that cannot be too low.
+ * `workers` is by the `lambda` keys of the queue workers; their GB-seconds stay as measured
+ * (the same records' work).
+ */
+export function unbatchedUsage(usage: Usage, workers: Readonly<Record<string, WorkerBatches>>): Usage {
+  const lambda: Record<string, LambdaUse> = { ...(usage.lambda ?? {}) };
+  let extraSqs = 0;
+  for (const [key, w] of Object.entries(workers)) {
+    const use = lambda[key];
+    if (!use || w.records <= w.invocations) continue;
+    lambda[key] = { ...use, invocations: w.records };
+    extraSqs += 2 * (w.records - w.invocations);
+  }
+  return { ...usage, lambda, sqs: (usage.sqs ?? 0) + extraSqs };
+}

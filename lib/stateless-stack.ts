@@ -244,7 +244,8 @@ export class StatelessStack extends Stack {
       throw new Error(`The fallback group ${manifest.fallbackGroup} is not a route group`);
     }
 
-    // Queue workers: one record at a time inside, partial batch failures reported, concurrency capped.
+    // Queue workers: a batch's records run at the same time inside, partial batch failures reported,
+    // concurrency capped; no batching window (shared/manifest.ts says why).
     for (const def of manifest.queues) {
       const workQueue = this.stateful.queues.get(def.name)!;
       const { settings } = workQueue;

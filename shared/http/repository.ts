@@ -138,28 +138,30 @@ export function giveUpIdempotencyLease(deps: StoreDeps, ref: IdempotencyRef, lea
   });
 }
 
-/**
- * Counts one request in the project's window (`window`: minutes since the epoch), kept until
- * `expiresAt` (epoch seconds, for TTL): one atomic update, no read. Answers the window's count.
- */
 /** Whose requests a rate-limit window counts: a project's (API keys), or a signed-in user's on the user routes. */
 export type RateScope = { readonly projectId: string } | { readonly userId: string };
 
+/**
+ * Adds `requests` (what one instance counted since its last write) to the scope's window
+ * (`window`: minutes since the epoch), kept until `expiresAt` (epoch seconds, for TTL): one atomic
+ * update, no read, 1 WCU however many it adds. Answers the window's count.
+ */
 export async function countInRateWindow(
   deps: StoreDeps,
   scope: RateScope,
   window: number,
   expiresAt: number,
+  requests = 1,
 ): Promise<number> {
   const updated = await deps.store.write({
     update:
       'userId' in scope
         ? keys.userRateWindow(scope.userId, window)
         : keys.rateWindow(scope.projectId, window),
-    expression: 'ADD #count :one SET expiresAt = if_not_exists(expiresAt, :exp)',
+    expression: 'ADD #count :n SET expiresAt = if_not_exists(expiresAt, :exp)',
     names: { '#count': 'count' },
-    values: { ':one': 1, ':exp': expiresAt },
+    values: { ':n': requests, ':exp': expiresAt },
     returnNew: true,
   });
-  return Number(updated?.count ?? 1);
+  return Number(updated?.count ?? requests);
 }

@@ -20,7 +20,7 @@ import { type Authenticators, type Principal, routeAuthenticators } from './auth
 import { authenticateSession, notSignedIn, type SessionPrincipal } from './auth/session';
 import { isPreflight, preflightHeaders } from './cors';
 import { declaredDeps } from './ports';
-import { consumeRateLimit, type RateLimitState, rateLimitHeaders } from './rate-limit';
+import { RateLimiter, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
 import { parse } from './validation';
 
@@ -294,11 +294,13 @@ export function httpGroup(
   };
 
   // Counted once the caller is known: open routes are not limited, refused callers not counted.
+  // One counter per handler instance, adding to the shared windows every few requests.
+  const limiter = new RateLimiter(scoped);
   const rateLimit: MiddlewareObj<HttpEvent> = {
     before: async (request) => {
       const s = stateOf(request.event);
-      if (s.principal) s.rateLimit = await consumeRateLimit(scoped, s.principal.projectId);
-      else if (s.session) s.rateLimit = await consumeRateLimit(scoped, { userId: s.session.userId });
+      if (s.principal) s.rateLimit = await limiter.consume(s.principal.projectId);
+      else if (s.session) s.rateLimit = await limiter.consume({ userId: s.session.userId });
     },
   };
 

@@ -38,6 +38,9 @@ async function rejection(p: Promise<unknown>): Promise<AppError> {
   throw new Error('expected a rejection');
 }
 
+// At a limit of 5, fewer than 20 requests remain in every window, so each instance adds every
+// request to the shared window at once and the limit is exact; the in-memory counting of larger
+// limits, its write units and its bound across instances: rate-limit-shared.test.ts.
 describe('rate limit', () => {
   it('allows the limit per minute per project, then 429 with Retry-After, then resets', async () => {
     nowMs = Date.parse('2026-01-01T00:01:15Z');

@@ -13,7 +13,9 @@ import {
   SES_PER_1000,
   scaleUsage,
   totals,
+  unbatchedUsage,
   usd,
+  verdict,
 } from '../../../bench/cost-model';
 
 const line = (lines: ReturnType<typeof costLines>, key: string) => lines.find((l) => l.key === key)!;
@@ -147,5 +149,27 @@ describe('the cost model of bench:cost', () => {
     expect(usd(0)).toBe('$0');
     expect(usd(1.234)).toBe('$1.23');
     expect(usd(0.0035)).toBe('$0.0035');
+  });
+
+  it('prices a batched worker as if each record had its own invocation, receive and delete', () => {
+    const usage = {
+      sqs: 130,
+      lambda: {
+        'queue jobs': { invocations: 10, billedMs: 500, memoryMb: 512 },
+        'http public': { invocations: 50, billedMs: 400, memoryMb: 512 },
+      },
+    };
+    const out = unbatchedUsage(usage, { 'queue jobs': { invocations: 10, records: 100 } });
+    // 90 more invocations, each a receive and a delete; the same billed time.
+    expect(out.sqs).toBe(130 + 180);
+    expect(out.lambda?.['queue jobs']).toEqual({ invocations: 100, billedMs: 500, memoryMb: 512 });
+    expect(out.lambda?.['http public']).toEqual(usage.lambda['http public']);
+    expect(unbatchedUsage(usage, { 'queue jobs': { invocations: 10, records: 10 } })).toEqual(usage);
+  });
+
+  it('passes a figure within the goal and fails one above it', () => {
+    expect(verdict(0.005)).toBe('PASS');
+    expect(verdict(0.0051)).toBe('FAIL');
+    expect(verdict(0.003, 0.002)).toBe('FAIL');
   });
 });
