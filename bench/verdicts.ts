@@ -5,6 +5,7 @@
  * have (no units for work that must write) is NO VERDICT, never PASS, so that a bench whose run
  * measured nothing cannot pass by accident.
  */
+import { STEP_TYPES, type StepType } from '../shared/workflows/model';
 
 export type Verdict = 'PASS' | 'FAIL' | 'NO VERDICT';
 
@@ -99,16 +100,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 // ---------------------------------------------------------------------------------------------
 // bench:workflows: each step type against its goal
 
-export const STEP_TYPES = [
-  'SEND_EMAIL',
-  'DELAY',
-  'WAIT_FOR_EVENT',
-  'CONDITION',
-  'WEBHOOK',
-  'UPDATE_CONTACT',
-  'EXIT',
-] as const;
-export type StepType = (typeof STEP_TYPES)[number];
+export { STEP_TYPES, type StepType };
 
 /** At most this many write units per executed step other than SEND_EMAIL (the execution's end apart). */
 export const STEP_WCU_GOAL = 3;
