@@ -2,7 +2,9 @@
  * Counts DynamoDB request units for everything a DocumentClient sends (in the benchmarks, the
  * client beneath the local runtime's store: `runtime.dynamo.db`), as on-demand DynamoDB bills them.
  *
- * Reads (GetItem, BatchGetItem, Query, Scan) come from the engine's own ConsumedCapacity.
+ * Reads (GetItem, BatchGetItem, Query, Scan) come from the engine's own ConsumedCapacity, except
+ * that a Query or a Scan page is billed at least 0.5 RCU (1 when consistent) as DynamoDB bills an
+ * empty one, where the engine reports 0 (`readUnits`).
  *
  * Writes are charged here, per item written, because dynalite reports the table's units only
  * (also with `ReturnConsumedCapacity: 'INDEXES'`, which it accepts but answers without index
@@ -178,6 +180,17 @@ export function chargeFailedWrite(existing: Item | undefined): number {
   return writeUnitsOf(existing);
 }
 
+/**
+ * The read units DynamoDB bills for one read request whose engine reported `engineUnits`.
+ * dynalite charges a Query or a Scan page by the bytes it read, so one that finds nothing reports
+ * 0; DynamoDB bills every Query and every Scan page at least 0.5 RCU (eventually consistent) or
+ * 1 RCU (`ConsistentRead`). GetItem and BatchGetItem already come with a missing item's 0.5 or 1.
+ */
+export function readUnits(command: string, input: { ConsistentRead?: unknown }, engineUnits: number): number {
+  if (command !== 'Query' && command !== 'Scan') return engineUnits;
+  return Math.max(engineUnits, input.ConsistentRead === true ? 1 : 0.5);
+}
+
 /** A readable name for what an item is, from its key (and `entity` attribute when it has one). */
 export function entityOf(key: { pk?: unknown; sk?: unknown }, item?: Item): string {
   const pk = String(key.pk ?? '');
@@ -343,15 +356,17 @@ export function meterCapacity(db: DynamoDBDocumentClient, options: MeterOptions 
         return result;
       }
 
-      // Reads: the engine's own units.
+      // Reads: the engine's own units, with DynamoDB's minimum for a Query or a Scan page.
       input.ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+      let read = 0;
       for (const c of ([] as { ReadCapacityUnits?: number; CapacityUnits?: number }[]).concat(
         (consumed as never) ?? [],
       )) {
-        add(phase(), 'read', c.ReadCapacityUnits ?? c.CapacityUnits ?? 0);
+        read += c.ReadCapacityUnits ?? c.CapacityUnits ?? 0;
       }
+      add(phase(), 'read', readUnits(name, input, read));
       return result;
     },
     { step: 'initialize', name: 'benchCapacityMeter' },

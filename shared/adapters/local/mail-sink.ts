@@ -1,8 +1,15 @@
 /**
  * MailerPort for the local runtime: nothing leaves the machine. Every message is kept with its
- * raw MIME and parsed (postal-mime) so that tests and the `/_local/mail` page can read its
- * subject, bodies and headers. With a data folder, each message is written as `<id>.eml` under
- * `mail/` with one line per message in `mail/index.jsonl`; otherwise everything stays in memory.
+ * raw MIME, parsed (postal-mime) on demand so that tests and the `/_local/mail` page can read its
+ * subject, bodies and headers.
+ *
+ * With a data folder (`npm start`), a message lives on disk: its raw MIME as `<id>.eml` under
+ * `mail/`, and one line per message in `mail/index.jsonl` holding its index entry
+ * (`SinkIndexEntry`: envelope, subject, size, the From/To/Cc headers, a short preview of the text,
+ * the attachment count). Memory holds the index entries only (a few hundred bytes a message,
+ * whatever its size); the raw MIME and its parsed parts are read from disk when asked for and not
+ * kept. An index line written before the entries held more than the envelope gets the rest from
+ * its `.eml` on first listing. Without a data folder (tests), everything stays in memory.
  *
  * Sends are refused the way SES refuses them (size and recipient count), with the same typed
  * errors as the SES adapter. Listeners registered with `onSent` see every accepted message; the
@@ -60,6 +67,68 @@ export interface SinkEvent {
   readonly [field: string]: unknown;
 }
 
+/** Characters of the body text an index entry keeps (`SinkIndexEntry.preview`). */
+export const PREVIEW_CHARS = 140;
+
+/**
+ * What the sink keeps in memory of a message: what list views and their filters need, never the
+ * bodies. Each field is bounded (SES's own limits on recipients and tags, the preview's length).
+ */
+export interface SinkIndexEntry extends SinkEnvelope {
+  readonly subject: string | undefined;
+  /** Bytes of the raw MIME. */
+  readonly size: number;
+  /** The From, To and Cc headers as written (lower-cased names), those present. */
+  readonly headers: Readonly<{ from?: string; to?: string; cc?: string }>;
+  /** The first `PREVIEW_CHARS` characters of the body text, whitespace collapsed. */
+  readonly preview: string;
+  readonly attachments: number;
+  readonly parseError?: string;
+}
+
+/** The text of an HTML body, roughly (tags dropped, entities left): for search and previews only. */
+function roughText(html: string): string {
+  return html
+    .replace(/<(style|script)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/g, ' ');
+}
+
+/** A message's body text: the text part, else the HTML's text, roughly. */
+export const bodyText = (m: { readonly text?: string; readonly html?: string }): string =>
+  m.text ?? (m.html ? roughText(m.html) : '');
+
+/** The index entry of a parsed message of `size` bytes. */
+export function indexEntryOf(m: SinkMessage, size: number): SinkIndexEntry {
+  const headers: { from?: string; to?: string; cc?: string } = {};
+  for (const name of ['from', 'to', 'cc'] as const)
+    if (m.headers[name] !== undefined) headers[name] = m.headers[name];
+  return {
+    id: m.id,
+    from: m.from,
+    to: m.to,
+    tags: m.tags,
+    createdAt: m.createdAt,
+    subject: m.subject,
+    size,
+    headers,
+    preview: bodyText(m).replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS),
+    attachments: m.attachments.length,
+    ...(m.parseError ? { parseError: m.parseError } : {}),
+  };
+}
+
+/** What the sink holds in memory, for checking that it stays bounded per message. */
+export interface SinkMemory {
+  readonly messages: number;
+  /** Bytes of raw MIME held (0 with a data folder). */
+  readonly rawBytes: number;
+  /** Parsed messages held (0 with a data folder). */
+  readonly parsed: number;
+  /** Bytes of the index entries, as JSON. */
+  readonly indexBytes: number;
+}
+
 export interface MailSinkOptions {
   /** The sink keeps its files under `<dataDir>/mail`; in memory when undefined. */
   readonly dataDir?: string;
@@ -70,6 +139,9 @@ export interface MailSinkOptions {
 
 interface Entry {
   readonly envelope: SinkEnvelope;
+  /** Undefined only for an index line from before index entries, until it is first listed. */
+  index: SinkIndexEntry | undefined;
+  /** In memory only (no data folder): the raw MIME and its parse. */
   raw: Uint8Array | undefined;
   parsed: Promise<SinkMessage> | undefined;
 }
@@ -78,7 +150,7 @@ export class MailSink implements MailerPort {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<SentListener>();
   private readonly folder: string | undefined;
-  private readonly index: Journal<SinkEnvelope> | undefined;
+  private readonly index: Journal<SinkEnvelope | SinkIndexEntry> | undefined;
   /** The SES-shaped events published for each message (`ses-events.ts`), oldest first. */
   private readonly published = new Map<string, SinkEvent[]>();
   private readonly eventLog: Journal<{ readonly messageId: string; readonly event: SinkEvent }> | undefined;
@@ -90,9 +162,16 @@ export class MailSink implements MailerPort {
     this.logger = options.logger ?? consoleLogger;
     if (options.dataDir) {
       this.folder = join(options.dataDir, 'mail');
-      this.index = new Journal<SinkEnvelope>(join(this.folder, 'index.jsonl'));
-      for (const envelope of this.index.read()) {
-        this.entries.set(envelope.id, { envelope, raw: undefined, parsed: undefined });
+      this.index = new Journal<SinkEnvelope | SinkIndexEntry>(join(this.folder, 'index.jsonl'));
+      for (const line of this.index.read()) {
+        const { id, from, to, tags, createdAt } = line;
+        const index = 'size' in line ? line : undefined;
+        this.entries.set(id, {
+          envelope: { id, from, to, tags, createdAt },
+          index,
+          raw: undefined,
+          parsed: undefined,
+        });
       }
       this.eventLog = new Journal(join(this.folder, 'events.jsonl'));
       for (const { messageId, event } of this.eventLog.read()) this.keepEvent(messageId, event);
@@ -138,14 +217,16 @@ export class MailSink implements MailerPort {
       createdAt: now.toISOString(),
     };
     const raw = Uint8Array.from(email.raw);
+    const message = await parseMessage(envelope, raw);
+    const index = indexEntryOf(message, raw.byteLength);
     if (this.folder && this.index) {
       // The .eml first: an index line never points at a missing file.
       writeFileAtomic(join(this.folder, `${envelope.id}.eml`), raw);
-      this.index.append(envelope);
+      this.index.append(index);
+      this.entries.set(envelope.id, { envelope, index, raw: undefined, parsed: undefined });
+    } else {
+      this.entries.set(envelope.id, { envelope, index, raw, parsed: Promise.resolve(message) });
     }
-    const entry: Entry = { envelope, raw, parsed: undefined };
-    this.entries.set(envelope.id, entry);
-    const message = await this.parse(entry);
     for (const listener of this.listeners) {
       try {
         await listener(message, raw);
@@ -162,11 +243,23 @@ export class MailSink implements MailerPort {
     return () => this.listeners.delete(listener);
   }
 
-  /** Every kept message, newest first. */
+  /**
+   * Every kept message, newest first, parsed (with a data folder, each read from disk: for lists
+   * and filters, `entries()` answers from memory).
+   */
   async list(): Promise<SinkMessage[]> {
-    const entries = [...this.entries.values()].reverse();
-    const messages = await Promise.all(entries.map((e) => this.parse(e)));
+    const messages: SinkMessage[] = [];
+    // One at a time: a data folder's messages are read, parsed and answered without all being
+    // read at once.
+    for (const entry of [...this.entries.values()].reverse()) messages.push(await this.parse(entry));
     return messages;
+  }
+
+  /** Every message's index entry, newest first: what list views and filters need, from memory. */
+  async indexEntries(): Promise<SinkIndexEntry[]> {
+    const out: SinkIndexEntry[] = [];
+    for (const entry of [...this.entries.values()].reverse()) out.push(await this.indexOf(entry));
+    return out;
   }
 
   async get(id: string): Promise<SinkMessage | undefined> {
@@ -184,6 +277,19 @@ export class MailSink implements MailerPort {
     return this.entries.size;
   }
 
+  /** What the sink holds in memory: with a data folder, index entries only. */
+  memory(): SinkMemory {
+    let rawBytes = 0;
+    let parsed = 0;
+    let indexBytes = 0;
+    for (const e of this.entries.values()) {
+      rawBytes += e.raw?.byteLength ?? 0;
+      if (e.parsed) parsed++;
+      indexBytes += Buffer.byteLength(JSON.stringify(e.index ?? e.envelope));
+    }
+    return { messages: this.entries.size, rawBytes, parsed, indexBytes };
+  }
+
   /** Forgets one message, its events and its file; false when there is no such message. */
   delete(id: string): boolean {
     if (!this.entries.delete(id)) return false;
@@ -195,7 +301,7 @@ export class MailSink implements MailerPort {
     }
     if (this.folder && this.index) {
       // The index first: an index line never points at a missing file.
-      this.index.rewrite([...this.entries.values()].map((e) => e.envelope));
+      this.index.rewrite([...this.entries.values()].map((e) => e.index ?? e.envelope));
       rmSync(join(this.folder, `${id}.eml`), { force: true });
     }
     return true;
@@ -214,15 +320,22 @@ export class MailSink implements MailerPort {
     }
   }
 
+  /** The raw MIME: held in memory without a data folder, read from disk (and not kept) with one. */
   private rawOf(entry: Entry): Uint8Array | undefined {
-    if (!entry.raw && this.folder)
-      entry.raw = readFileIfExists(join(this.folder, `${entry.envelope.id}.eml`));
-    return entry.raw;
+    if (entry.raw || !this.folder) return entry.raw;
+    return readFileIfExists(join(this.folder, `${entry.envelope.id}.eml`));
   }
 
   private parse(entry: Entry): Promise<SinkMessage> {
-    entry.parsed ??= parseMessage(entry.envelope, this.rawOf(entry));
-    return entry.parsed;
+    return entry.parsed ?? parseMessage(entry.envelope, this.rawOf(entry));
+  }
+
+  private async indexOf(entry: Entry): Promise<SinkIndexEntry> {
+    if (!entry.index) {
+      const raw = this.rawOf(entry);
+      entry.index = indexEntryOf(await parseMessage(entry.envelope, raw), raw?.byteLength ?? 0);
+    }
+    return entry.index;
   }
 }
 

@@ -5,7 +5,7 @@
  * and the headers a downloaded part is served with.
  */
 import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
-import type { SinkMessage } from '../../adapters/local/mail-sink';
+import { bodyText, type SinkIndexEntry, type SinkMessage } from '../../adapters/local/mail-sink';
 
 /** One line of the list. */
 export interface MessageSummary {
@@ -65,41 +65,45 @@ export function formatAddress(a: Address): string[] {
 
 const addresses = (list: readonly Address[] | undefined) => (list ?? []).flatMap(formatAddress);
 
-/** The text of an HTML body, roughly (tags dropped, entities left): for search and snippets only. */
-function roughText(html: string): string {
-  return html
-    .replace(/<(style|script)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&nbsp;/g, ' ');
-}
-
-const bodyText = (m: Pick<SinkMessage, 'text' | 'html'>) => m.text ?? (m.html ? roughText(m.html) : '');
-
-export function summarize(m: SinkMessage): MessageSummary {
+/** One line of the list, from the message's index entry (no body read). */
+export function summarize(m: SinkIndexEntry): MessageSummary {
   return {
     id: m.id,
     from: m.headers.from ?? m.from,
     to: m.to,
     subject: m.subject ?? '',
     createdAt: m.createdAt,
-    snippet: bodyText(m).replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS),
-    attachments: m.attachments.length,
+    snippet: m.preview.slice(0, SNIPPET_CHARS),
+    attachments: m.attachments,
     ...(m.parseError ? { parseError: m.parseError } : {}),
   };
 }
 
+/** The words of a search, lower-cased. */
+const wordsOf = (query: string) => query.toLowerCase().match(/\S+/g) ?? [];
+
+/** Whether a search has a word not limited to a field (`from:`, `to:`, `subject:`): one the text may hold. */
+export function searchesText(query: string): boolean {
+  return wordsOf(query).some((word) => !/^(from|to|subject):(.+)$/.test(word));
+}
+
 /**
  * Whether a message matches a search: every word of `query` must be found (case-insensitively) in
- * the sender, the recipients (envelope, To and Cc), the subject or the text; `from:`, `to:` and
- * `subject:` limit a word to that field. An empty query matches everything.
+ * the sender, the recipients (envelope, To and Cc), the subject or `text` (the body text: an index
+ * entry's preview, or a message's whole text, its own by default); `from:`, `to:` and `subject:` limit
+ * a word to that field. An empty query matches everything.
  */
-export function matches(m: SinkMessage, query: string): boolean {
-  const words = query.toLowerCase().match(/\S+/g) ?? [];
+export function matches(
+  m: Pick<SinkIndexEntry, 'from' | 'to' | 'subject' | 'headers'> & Parameters<typeof bodyText>[0],
+  query: string,
+  text: string = bodyText(m),
+): boolean {
+  const words = wordsOf(query);
   if (words.length === 0) return true;
   const from = `${m.from}\n${m.headers.from ?? ''}`.toLowerCase();
   const to = `${m.to.join('\n')}\n${m.headers.to ?? ''}\n${m.headers.cc ?? ''}`.toLowerCase();
   const subject = (m.subject ?? '').toLowerCase();
-  const all = `${from}\n${to}\n${subject}\n${bodyText(m).toLowerCase()}`;
+  const all = `${from}\n${to}\n${subject}\n${text.toLowerCase()}`;
   return words.every((word) => {
     const field = /^(from|to|subject):(.+)$/.exec(word);
     if (!field) return all.includes(word);

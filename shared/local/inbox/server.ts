@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MailSink } from '../../adapters/local/mail-sink';
+import { bodyText, type MailSink, type SinkIndexEntry } from '../../adapters/local/mail-sink';
 import type { StoreDeps } from '../../store/store';
 import { messageActivity } from './activity';
 import {
@@ -29,6 +29,7 @@ import {
   partContent,
   partsOf,
   safeContentType,
+  searchesText,
   summarize,
 } from './message';
 
@@ -106,8 +107,17 @@ export async function serveInbox(
       json(res, method, 400, { message: `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}` });
       return true;
     }
-    const all = await o.mailSink.list();
-    const found = all.filter((m) => matches(m, q));
+    // From the index entries in memory; a word not found there is looked for in the whole text,
+    // read from the message (on disk with a data folder) only for entries the rest did not decide.
+    const all = await o.mailSink.indexEntries();
+    const found: SinkIndexEntry[] = [];
+    for (const m of all) {
+      if (matches(m, q, m.preview)) found.push(m);
+      else if (searchesText(q)) {
+        const message = await o.mailSink.get(m.id);
+        if (message && matches(m, q, bodyText(message))) found.push(m);
+      }
+    }
     const body = JSON.stringify({
       messages: found.slice(0, limit).map(summarize),
       matched: found.length,

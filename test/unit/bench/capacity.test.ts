@@ -3,7 +3,15 @@
  * DynamoDB bills, then the meter itself over the embedded engine, so every write request kind is
  * charged for its index writes and failed conditions.
  */
-import { BatchWriteCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   chargeFailedWrite,
@@ -11,6 +19,7 @@ import {
   itemBytes,
   type Meter,
   meterCapacity,
+  readUnits,
 } from '../../../bench/capacity';
 import { type LocalDynamo, startDynamo } from '../../../shared/local/dynamo';
 
@@ -105,6 +114,21 @@ describe('chargeWrite (hand-computed bills)', () => {
   });
 });
 
+describe('readUnits (DynamoDB bills a Query or a Scan page at least half a unit)', () => {
+  it('raises an empty Query or Scan page to 0.5, or 1 when consistent', () => {
+    expect(readUnits('Query', {}, 0)).toBe(0.5);
+    expect(readUnits('Scan', {}, 0)).toBe(0.5);
+    expect(readUnits('Query', { ConsistentRead: true }, 0)).toBe(1);
+    expect(readUnits('Scan', { ConsistentRead: true }, 0)).toBe(1);
+  });
+
+  it("keeps the engine's units above the minimum, and those of a GetItem", () => {
+    expect(readUnits('Query', {}, 2.5)).toBe(2.5);
+    expect(readUnits('Get', {}, 0.5)).toBe(0.5);
+    expect(readUnits('BatchGet', {}, 1.5)).toBe(1.5);
+  });
+});
+
 describe('meterCapacity over the embedded engine', () => {
   let dynamo: LocalDynamo;
   let meter: Meter;
@@ -179,6 +203,48 @@ describe('meterCapacity over the embedded engine', () => {
       ['BatchDelete', 1],
     ]);
     expect(r.write).toBe(6);
+  });
+
+  it('charges an empty Query and an empty Scan page 0.5 RCU (1 consistent), as DynamoDB bills them', async () => {
+    meter.reset();
+    const empty = {
+      TableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'no such partition' },
+    };
+    expect((await dynamo.db.send(new QueryCommand(empty))).Count).toBe(0);
+    expect(meter.reset().read).toBe(0.5);
+    await dynamo.db.send(new QueryCommand({ ...empty, ConsistentRead: true }));
+    expect(meter.reset().read).toBe(1);
+    await dynamo.db.send(
+      new QueryCommand({
+        TableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'no such partition' },
+      }),
+    );
+    expect(meter.reset().read).toBe(0.5);
+    // No item of these tests carries gsi3's keys: a Scan of it is one empty page.
+    const scan = await dynamo.db.send(new ScanCommand({ TableName, IndexName: 'gsi3' }));
+    expect(scan.Count).toBe(0);
+    expect(meter.reset().read).toBe(0.5);
+    // A missing item's GetItem: the engine's 0.5 already, not raised further.
+    await dynamo.db.send(new GetCommand({ TableName, Key: { pk: 'none', sk: 'none' } }));
+    expect(meter.reset().read).toBe(0.5);
+  });
+
+  it('charges a Query that finds a small item 0.5 RCU, not more', async () => {
+    await meter.unmetered(() => dynamo.db.send(new PutCommand({ TableName, Item: { pk: 'q', sk: '1' } })));
+    meter.reset();
+    await dynamo.db.send(
+      new QueryCommand({
+        TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'q' },
+      }),
+    );
+    expect(meter.reset().read).toBe(0.5);
   });
 
   it('meters nothing inside unmetered()', async () => {
