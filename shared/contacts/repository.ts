@@ -540,3 +540,42 @@ export async function listFieldTypes(deps: StoreDeps, projectId: string): Promis
 export async function deleteFieldType(deps: StoreDeps, projectId: string, path: string): Promise<void> {
   await deps.store.write({ delete: keys.field(projectId, path) });
 }
+
+/** The physical index attributes contacts carried before the lists moved to keys-only indexes. */
+const FORMER_LIST_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'];
+
+/** A Scan filter (with its placeholders) for contact items that lack their list index entries. */
+export const unindexedContacts = {
+  filter: 'sk = :contact AND attribute_not_exists(#listed) AND attribute_not_exists(deletedAt)',
+  names: { '#listed': keyAttributes('contactsByCreation').partitionKey },
+  values: { ':contact': keys.contact('', '').sk },
+};
+
+/**
+ * Gives a contact item written before the lists moved to keys-only indexes its entries in them,
+ * and takes it out of the indexes it was in: one update, conditional on its version, so a writer
+ * that changed it meanwhile (and so wrote the new entries) wins. False when it changed or went.
+ */
+export async function reindexContactItem(deps: StoreDeps, item: Item): Promise<boolean> {
+  const projectId = /^P#([^#]+)#C#/.exec(String(item.pk))?.[1];
+  if (!projectId || item.sk !== keys.contact('', '').sk) return false;
+  const record = fromItem(item);
+  if (record.deletedAt) return false;
+  const sort = listSortKeys(record);
+  const index = keys.contactsIndex(projectId);
+  const entries = {
+    ...indexEntry('contactsByCreation', index, sort.createdAt),
+    ...indexEntry('contactsByEmail', index, sort.email),
+  };
+  const names = Object.keys(entries);
+  return deps.store.writeIf({
+    update: { pk: String(item.pk), sk: String(item.sk) },
+    expression: `SET ${names.map((_, i) => `#n${i} = :v${i}`).join(', ')} REMOVE ${FORMER_LIST_ATTRIBUTES.join(', ')}`,
+    if: 'version = :version AND attribute_not_exists(deletedAt)',
+    names: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
+    values: {
+      ...Object.fromEntries(Object.values(entries).map((value, i) => [`:v${i}`, value])),
+      ':version': record.version,
+    },
+  });
+}

@@ -11,7 +11,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { meterCapacity } from '../../bench/capacity';
-import { SEARCH_TOTAL_WINDOW } from '../../shared/contacts/repository';
+import {
+  type ContactRecord,
+  reindexContactItem,
+  SEARCH_TOTAL_WINDOW,
+  toItem,
+  unindexedContacts,
+} from '../../shared/contacts/repository';
 import { type EventRecord, putEvent } from '../../shared/events/repository';
 import { keys } from '../../shared/table';
 import { seedContacts } from './helpers/contact-stats';
@@ -201,5 +207,48 @@ describe('GET /contacts with a search or a filter', () => {
     expect(found).toEqual(Array.from({ length: 12 }, (_, k) => emailOf(k * 1000 + 7)));
     // 12,000 entries, 1,000 at most a page.
     expect(pages).toBeGreaterThanOrEqual(12);
+  });
+});
+
+describe('contacts written before the lists moved to keys-only indexes', () => {
+  it('are listed again once reindexed (scripts/reindex-contacts.ts), and leave the former indexes', async () => {
+    const at = '2020-01-01T00:00:00.000Z';
+    const record: ContactRecord = {
+      id: rt.deps.ids.uuid(),
+      email: 'legacy@former.test',
+      emailLower: 'legacy@former.test',
+      subscribed: true,
+      snoozedUntil: null,
+      data: { plan: 'old' },
+      createdAt: at,
+      updatedAt: at,
+      version: 3,
+    };
+    // As the former code wrote it: in gsi1 and gsi2, not in the list indexes of now.
+    const { gsi3pk: _a, gsi3sk: _b, gsi4pk: _c, gsi4sk: _d, ...rest } = toItem(rt.projectId, record);
+    const former = {
+      ...rest,
+      gsi1pk: `P#${rt.projectId}#CONTACTS`,
+      gsi1sk: `${at}#${record.id}`,
+      gsi2pk: `P#${rt.projectId}#CONTACTS`,
+      gsi2sk: `${record.emailLower}#${record.id}`,
+    };
+    await rt.deps.store.write({ put: former });
+    const search = () => rt.api('GET', '/contacts', { query: { search: 'legacy@former' } });
+    expect((await search()).body.data).toEqual([]);
+
+    let cursor = '';
+    let reindexed = 0;
+    do {
+      const page = await rt.deps.store.scan(unindexedContacts, { limit: 1000, cursor });
+      for (const item of page.items) if (await reindexContactItem(rt.deps, item)) reindexed++;
+      cursor = page.cursor;
+    } while (cursor);
+    expect(reindexed).toBe(1);
+    expect((await search()).body.data.map((c: { id: string }) => c.id)).toEqual([record.id]);
+    const stored = await rt.deps.store.get(keys.contact(rt.projectId, record.id));
+    expect(stored).not.toHaveProperty('gsi1pk');
+    expect(stored).not.toHaveProperty('gsi2sk');
+    expect(stored).toMatchObject({ version: 3, data: { plan: 'old' } });
   });
 });
