@@ -537,8 +537,10 @@ export async function deleteEvents(
     byHour.set(hourOf(e.createdAt), (byHour.get(hourOf(e.createdAt)) ?? 0) + 1);
   }
   await Promise.all([
-    ...[...byName].map(([name, n]) => lowerName(deps, projectId, name, n)),
-    ...[...byContact].map(([contactId, n]) => lowerContactEvents(deps, projectId, contactId, n)),
+    ...[...byName].map(([name, n]) => lowerCount(deps, keys.eventName(projectId, name), n)),
+    ...[...byContact].map(([contactId, n]) =>
+      lowerCount(deps, keys.contactEventCount(projectId, contactId), n),
+    ),
     ...Object.entries(usage).map(([month, counts]) => addTalliedUsage(deps, projectId, month, counts)),
     // The activity metrics stay: what was sent and opened is history, the contact's or not.
     ...[...byHour].map(([hour, n]) =>
@@ -548,21 +550,13 @@ export async function deleteEvents(
   return deleted;
 }
 
-/** Lowers a contact's event count, without creating one for a contact that has none. */
-async function lowerContactEvents(deps: StoreDeps, projectId: string, contactId: string, by: number) {
+/**
+ * Lowers a counter item's `count` (a name's registry item, a contact's event count) without creating
+ * one where there is none.
+ */
+async function lowerCount(deps: StoreDeps, key: Key, by: number) {
   await deps.store.writeIf({
-    update: keys.contactEventCount(projectId, contactId),
-    expression: 'ADD #count :by',
-    if: 'attribute_exists(pk)',
-    names: { '#count': 'count' },
-    values: { ':by': -by },
-  });
-}
-
-/** Lowers a name's count without creating a registry item for a name that has none. */
-async function lowerName(deps: StoreDeps, projectId: string, name: string, by: number) {
-  await deps.store.writeIf({
-    update: keys.eventName(projectId, name),
+    update: key,
     expression: 'ADD #count :by',
     if: 'attribute_exists(pk)',
     names: { '#count': 'count' },
