@@ -9,7 +9,7 @@
  * 3.5 KB contact (against the small one above), and the read units of the contact lists (plain,
  * by email, unsubscribed, a search in both orders) in a project grown to GROW_SIZES contacts
  * (200, 2,000 and 20,000, seeded straight into the table), with PASS when the largest size costs
- * what the one before it costs (within 10%).
+ * what the one before it costs (within 10% and half a unit, the smallest unit a read is billed in).
  */
 import { randomUUID } from 'node:crypto';
 import { type ContactRecord, toItem } from '../shared/contacts/repository';
@@ -214,7 +214,7 @@ console.table(
     return {
       request: name,
       ...Object.fromEntries(GROW_SIZES.map((n, i) => [`RCU at ${n}`, units[i]])),
-      flat: last <= before * 1.1 ? 'PASS' : 'FAIL',
+      flat: last <= before * 1.1 + 0.5 ? 'PASS' : 'FAIL',
     };
   }),
 );
