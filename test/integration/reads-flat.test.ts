@@ -9,8 +9,7 @@
  *   1,200 and at 12,000 contacts (keys-only index entries examined, a bounded number a page, and a
  *   search's total counted among the first `SEARCH_TOTAL_WINDOW` contacts of the list).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { meterCapacity } from '../../bench/capacity';
+import { describe, expect, it } from 'vitest';
 import {
   type ContactRecord,
   reindexContactItem,
@@ -23,22 +22,13 @@ import { keys } from '../../shared/table';
 import { seedContacts } from './helpers/contact-stats';
 import { settleEventCounts } from './helpers/events';
 import { useLocalRuntime } from './helpers/local';
+import { useReadMeter } from './helpers/read-units';
 
 const rt = useLocalRuntime();
 
-let meter: ReturnType<typeof meterCapacity>;
-beforeAll(() => {
-  meter = meterCapacity(rt.runtime.dynamo.db);
-});
-
-/** Read units of one call, with nothing else running. */
-async function readUnits(path: string, query: Record<string, string> = {}): Promise<number> {
-  await rt.drain();
-  meter.reset();
-  const res = await rt.api('GET', path, { query });
-  expect(res.status, res.text).toBe(200);
-  return meter.reset().read;
-}
+const reads = useReadMeter(rt);
+const readUnits = (path: string, query: Record<string, string> = {}) =>
+  reads.readUnits('GET', path, { query });
 
 async function newContact(email: string): Promise<string> {
   const res = await rt.api('POST', '/contacts', { body: { email } });
@@ -71,7 +61,7 @@ async function seedEvents(contactId: string, n: number): Promise<void> {
 
 /** What the contact's partition holds of events, read in full (the ground truth, not metered). */
 const storedEvents = (contactId: string) =>
-  meter.unmetered(() =>
+  reads.meter.unmetered(() =>
     rt.deps.store.count({
       partition: keys.contactPartition(rt.projectId, contactId),
       sort: { beginsWith: keys.contactEventPrefix },
@@ -84,8 +74,8 @@ describe('GET /events/contact/{id}', () => {
   }, async () => {
     const small = await newContact('hundred@flat.test');
     const large = await newContact('thousand@flat.test');
-    await meter.unmetered(() => seedEvents(small, 100));
-    await meter.unmetered(() => seedEvents(large, 1000));
+    await reads.meter.unmetered(() => seedEvents(small, 100));
+    await reads.meter.unmetered(() => seedEvents(large, 1000));
     await settleEventCounts(rt);
 
     const smallPage = await rt.api('GET', `/events/contact/${small}`);
@@ -163,7 +153,11 @@ describe('GET /contacts with a search or a filter', () => {
     const large = await measureAll();
     console.log(`GET /contacts read units at 1,200 / 12,000 contacts: ${JSON.stringify({ small, large })}`);
     for (const call of Object.keys(CALLS)) {
-      expect(large[call], `${call}: ${small[call]} RCU at 1,200, ${large[call]} at 12,000`).toBe(small[call]);
+      // Within half a unit, the quantum a Query is billed in (its bytes are rounded up per request).
+      expect(
+        large[call],
+        `${call}: ${small[call]} RCU at 1,200, ${large[call]} at 12,000`,
+      ).toBeLessThanOrEqual(small[call]! + 0.5);
     }
 
     // A search's total counts among the first SEARCH_TOTAL_WINDOW of the list, in its order: the
