@@ -206,7 +206,8 @@ describe('GET /contacts with a search or a filter', () => {
 
 describe('contacts written before the lists moved to keys-only indexes', () => {
   it('are listed again once reindexed (scripts/reindex-contacts.ts), and leave the former indexes', async () => {
-    const at = '2020-01-01T00:00:00.000Z';
+    // Older than anything else in the project: first in the list by creation, oldest first.
+    const at = '2000-01-01T00:00:00.000Z';
     const record: ContactRecord = {
       id: rt.deps.ids.uuid(),
       email: 'legacy@former.test',
@@ -228,7 +229,7 @@ describe('contacts written before the lists moved to keys-only indexes', () => {
       gsi2sk: `${record.emailLower}#${record.id}`,
     };
     await rt.deps.store.write({ put: former });
-    const search = () => rt.api('GET', '/contacts', { query: { search: 'legacy@former' } });
+    const search = () => rt.api('GET', '/contacts', { query: { search: 'legacy@former', dir: 'asc' } });
     expect((await search()).body.data).toEqual([]);
 
     let cursor = '';
