@@ -5,12 +5,22 @@
  * (see capacity.ts for how index writes are counted), metered on the client the runtime's store
  * sends through. Last, the same GET and PATCH on a signed-up user's project with the project's
  * secret key and with the user's session cookie and X-Project-Id, against the goal that a session
- * costs at most one read unit more per request.
+ * costs at most one read unit more per request. Then the write units of a one-field PATCH of a
+ * 3.5 KB contact (against the small one above), and the read units of the contact lists (plain,
+ * by email, unsubscribed, a search in both orders) in a project grown to GROW_SIZES contacts
+ * (200, 2,000 and 20,000, seeded straight into the table), with PASS when the largest size costs
+ * what the one before it costs (within 10% and half a unit, the smallest unit a read is billed in).
  */
+import { randomUUID } from 'node:crypto';
+import { type ContactRecord, toItem } from '../shared/contacts/repository';
 import { startLocal } from '../shared/local/runtime';
+import { createProject } from '../shared/projects/repository';
+import { keys } from '../shared/table';
 import { meterCapacity } from './capacity';
+import { putItems } from './local';
 
 const N = Number(process.env.N ?? 200);
+const GROW_SIZES = (process.env.GROW_SIZES ?? '200,2000,20000').split(',').map(Number);
 
 const rt = await startLocal({ port: 0, logger: { info: () => {}, warn: () => {}, error: console.error } });
 const meter = meterCapacity(rt.dynamo.db);
@@ -124,6 +134,24 @@ authRows.push([
   ),
 ]);
 
+// A one-field update of a 3.5 KB contact: its index entries are keys only, so only the table's
+// write grows with the item.
+const big: string[] = [];
+for (let i = 0; i < 20; i++)
+  big.push(
+    String(
+      (
+        await call('POST', '/contacts', {
+          email: `big${i}@example.org`,
+          data: { bio: 'b'.repeat(3300), seen: 0 },
+        })
+      ).id,
+    ),
+  );
+await measure('PATCH /contacts/{id} (3.5 KB contact, one field)', 20, (i) =>
+  call('PATCH', `/contacts/${big[i]}`, { data: { seen: 1 } }),
+);
+
 console.table(rows);
 console.log('Every authenticated request also writes 1 WCU for the rate-limit window (included above).');
 console.log('\nGoal: a session costs at most one extra read unit per request (against a secret key).');
@@ -135,5 +163,62 @@ console.table(
     'extra p50 ms': (session.p50 - key.p50).toFixed(1),
     goal: session.read - key.read <= 1 + 1e-9 ? 'PASS' : 'MISS',
   })),
+);
+// Reads as a project grows: its own project, contacts seeded unmetered (one in four unsubscribed,
+// one in a thousand with "needle" in its address).
+const growth = await meter.unmetered(() => createProject(rt.deps, { name: 'contacts-growth' }));
+const asGrowth: Auth = { key: growth.secretKey };
+const LISTS: [string, string][] = [
+  ['GET /contacts', '/contacts'],
+  ['GET /contacts?sort=email', '/contacts?sort=email'],
+  ['GET /contacts?subscribed=false', '/contacts?subscribed=false'],
+  ['GET /contacts?search=needle', '/contacts?search=needle'],
+  ['GET /contacts?search=needle&sort=email', '/contacts?search=needle&sort=email'],
+];
+const grown: Record<string, number[]> = Object.fromEntries(LISTS.map(([name]) => [name, []]));
+let size = 0;
+const epoch = Date.parse('2026-01-01T00:00:00.000Z');
+for (const target of GROW_SIZES) {
+  const items: Record<string, unknown>[] = [];
+  for (; size < target; size++) {
+    const email = `grow${String(size).padStart(6, '0')}${size % 1000 === 7 ? 'needle' : ''}@growth.example.org`;
+    const at = new Date(epoch + size * 1000).toISOString();
+    const record: ContactRecord = {
+      id: randomUUID(),
+      email,
+      emailLower: email,
+      subscribed: size % 4 !== 0,
+      snoozedUntil: null,
+      data: { plan: 'pro', n: size },
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    items.push(
+      { ...keys.emailClaim(growth.project.id, email), entity: 'emailClaim', contactId: record.id, email },
+      toItem(growth.project.id, record),
+    );
+  }
+  await meter.unmetered(() => putItems(rt, items, 4));
+  for (const [name, path] of LISTS) {
+    meter.reset();
+    await call('GET', path, undefined, asGrowth);
+    grown[name]!.push(meter.reset().read);
+  }
+}
+console.log(`\nRead units of the first page as the project grows (${GROW_SIZES.join(' / ')} contacts):`);
+console.table(
+  LISTS.map(([name]) => {
+    const units = grown[name]!;
+    const [before, last] = [units.at(-2) ?? units[0]!, units.at(-1)!];
+    return {
+      request: name,
+      ...Object.fromEntries(GROW_SIZES.map((n, i) => [`RCU at ${n}`, units[i]])),
+      flat: last <= before * 1.1 + 0.5 ? 'PASS' : 'FAIL',
+    };
+  }),
+);
+console.log(
+  'A search reads at most 1,000 index entries a page and counts its total among the first 1,000 contacts of the list, so it stops growing there.',
 );
 await rt.stop();

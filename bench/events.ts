@@ -13,10 +13,14 @@
  * index entries, suppressions and unsubscribes, the tally's counters) and the duplicates' failed
  * conditional writes, over the number of distinct events (goal: at most 5); and the read units of
  * `GET /activity` (50 items) and `GET /analytics/timeseries` (30 days by day) after the first
- * EARLY (1,000) events and after all of them (goal: the same).
+ * EARLY (1,000) events and after all of them (goal: the same). Last, the read units of the first
+ * page of `GET /events/contact/{id}` (its `total` included) for contacts of CONTACT_EVENTS (100,
+ * 1,000 and 10,000) events in a project of their own, seeded unmetered and tallied (goal: the
+ * same at every size).
  */
 import { randomUUID } from 'node:crypto';
 import { SES_EVENT_JOB } from '../shared/email-events/messages';
+import { type EventRecord, eventItem } from '../shared/events/repository';
 import { runTally, TALLY_SETTLE_MS } from '../shared/events/tally';
 import { fastTimings, startLocal } from '../shared/local/runtime';
 import { createProject } from '../shared/projects/repository';
@@ -27,6 +31,7 @@ import { contactItems, labelJobs, putItems } from './local';
 
 const EMAILS = Number(process.env.EVENT_EMAILS ?? 10_000);
 const EARLY = Number(process.env.EARLY_EVENTS ?? 1_000);
+const CONTACT_EVENTS = (process.env.CONTACT_EVENTS ?? '100,1000,10000').split(',').map(Number);
 const quiet = { info: () => {}, warn: () => {}, error: console.error };
 
 const rt = await startLocal({
@@ -194,4 +199,48 @@ for (const [key, e] of [...byEntity].sort((a, b) => b[1].units - a[1].units))
   console.log(
     `        ${key.padEnd(40)} ${String(e.n).padStart(7)} writes ${String(e.units).padStart(7)} WCU  ${(e.units / rest.length).toFixed(3)}/event${e.failed ? `  (${e.failed} failed conditions)` : ''}`,
   );
+// A contact's events page, by how many events the contact has (a project of its own, every event
+// seeded before its first tally, so the tally counts them all).
+const many = await meter.unmetered(() => createProject(rt.deps, { name: 'contact-events' }));
+const contactsBySize: { n: number; id: string }[] = [];
+const seeded: Record<string, unknown>[] = [];
+const past = rt.deps.clock.now().getTime() - 3_600_000;
+for (const n of CONTACT_EVENTS) {
+  const email = `many${n}@events.bench.example.org`;
+  const { record, items } = contactItems(many.project.id, email, {}, new Date(past).toISOString());
+  seeded.push(...items);
+  for (let i = 0; i < n; i++) {
+    const event: EventRecord = {
+      id: randomUUID(),
+      projectId: many.project.id,
+      contactId: record.id,
+      name: `bench.${i % 5}`,
+      data: { i },
+      createdAt: new Date(past + i).toISOString(),
+    };
+    seeded.push(eventItem(event));
+  }
+  contactsBySize.push({ n, id: record.id });
+}
+await meter.unmetered(async () => {
+  await putItems(rt, seeded, 4);
+  for (;;) if ((await runTally(rt.deps, many.project.id)) === 'done') break;
+  await rt.queue.drain({ timeoutMs: 600_000 });
+});
+const perContact: { n: number; read: number; total: number }[] = [];
+for (const { n, id } of contactsBySize) {
+  meter.reset();
+  const res = await fetch(`${rt.url}/events/contact/${id}`, {
+    headers: { authorization: `Bearer ${many.secretKey}` },
+  });
+  const body = (await res.json()) as { total: number };
+  perContact.push({ n, read: meter.reset().read, total: body.total });
+}
+const flat = perContact.every((p) => p.read === perContact[0]!.read);
+const exact = perContact.every((p) => p.total === p.n);
+line(
+  flat && exact,
+  `GET /events/contact/{id} read units at ${CONTACT_EVENTS.join(' / ')} events of the contact (goal: the same, total exact)`,
+  perContact.map((p) => `${p.read} RCU (total ${p.total})`).join(', '),
+);
 await rt.stop();

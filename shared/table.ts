@@ -5,7 +5,7 @@
  *
  * Indexes are named after the access pattern they serve (`indexes` below); repositories use those
  * names, and the store (shared/store/store.ts) maps them to the physical `gsi1` and `gsi2` (both
- * projecting ALL) and `gsi3` (keys only).
+ * projecting ALL) and `gsi3` and `gsi4` (keys only).
  *
  * Every key starts with the project id (`P#<projectId>`), so one project can never address
  * another's items. The single exception is the API-key item, which is how a request finds its
@@ -29,8 +29,11 @@
  * - api key: by hash -> pk KEY#<sha256>, sk #KEY
  * - contact: by id -> pk P#<pid>#C#<cid>, sk #CONTACT
  * - contact: unique email claim, lookup by email -> pk P#<pid>#EMAIL#<lower email>, sk #EMAIL
- * - contacts: list newest/oldest first -> contactsByCreation (P#<pid>#CONTACTS, <createdAt>#<cid>)
- * - contacts: list by email -> contactsByEmail (P#<pid>#CONTACTS, <lower email>#<cid>)
+ * - contacts: list newest/oldest first -> contactsByCreation (P#<pid>#CONTACTS,
+ *   <createdAt>#<cid>#<S|U>#<lower email>; keys only: S or U is the subscription, and the list's
+ *   filters read it and the email from the key, then the page's contacts are read by key)
+ * - contacts: list by email -> contactsByEmail (P#<pid>#CONTACTS, <lower email> <S|U>#<cid>; keys
+ *   only, as above; the space sorts below every character an address may hold)
  * - contact stats: live total, subscribed, contacts per custom field path (`c:<path>`), `seq` bumped
  *   by every delta -> pk P#<pid>#CSTATS, sk #STATS
  * - field value counters: most frequent values of one custom field path, with counts -> pk
@@ -38,6 +41,8 @@
  * - contact stats recount in progress: position and partial counts -> pk P#<pid>#CSTATS, sk
  *   RECOUNT#<runId> (TTL)
  * - contact events: by contact, by time -> pk P#<pid>#C#<cid>, sk EV#<at>#<eid>
+ * - contact event count (what the tally counted of the contact's events, and up to where) -> pk
+ *   P#<pid>#C#<cid>, sk #EVCOUNT
  * - events: recent in project -> eventsByTime (P#<pid>#EVENTS, <at>#<eid>)
  * - events: by name -> eventsByName (P#<pid>#EVENT#<name>, <at>#<eid>)
  * - event names: registry with counts, all of a project -> pk P#<pid>#EVNAMES, sk <name>
@@ -124,6 +129,7 @@ export const table = {
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
+    { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projection: 'KEYS_ONLY' },
   ],
 } as const satisfies {
   partitionKey: string;
@@ -140,10 +146,14 @@ export type IndexName = (typeof table.indexes)[number]['name'];
  * with the project id and the pattern's own suffix, see `keys`).
  */
 export const indexes = {
-  /** Live contacts of a project, newest or oldest first (a tombstone leaves it). */
-  contactsByCreation: 'gsi1',
-  /** Live contacts of a project by lower-case email. */
-  contactsByEmail: 'gsi2',
+  /**
+   * Live contacts of a project, newest or oldest first (a tombstone leaves it). Keys only, as
+   * `contactsByEmail`: a contact's write that keeps its creation time, email and subscription
+   * writes no index entry (a 3.5 KB contact's one-field update is its table write alone).
+   */
+  contactsByCreation: 'gsi3',
+  /** Live contacts of a project by lower-case email (keys only). */
+  contactsByEmail: 'gsi4',
   /** Events of a project by time. */
   eventsByTime: 'gsi1',
   /** Events of one name by time. */
@@ -213,6 +223,11 @@ export const keys = {
     sk: `EV#${at}#${eventId}`,
   }),
   contactEventPrefix: 'EV#',
+  /** The tally's count of a contact's events (shared/events/repository.ts, `contactEventTotal`). */
+  contactEventCount: (projectId: string, contactId: string) => ({
+    pk: `${P(projectId)}#C#${contactId}`,
+    sk: '#EVCOUNT',
+  }),
   eventsIndex: (projectId: string) => `${P(projectId)}#EVENTS`,
   eventNameIndex: (projectId: string, name: string) => `${P(projectId)}#EVENT#${name}`,
   eventNamesPartition: (projectId: string) => `${P(projectId)}#EVNAMES`,

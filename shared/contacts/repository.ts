@@ -49,15 +49,48 @@ export interface EmailClaim {
 /** The list indexes of a live contact; a tombstone leaves both. */
 const LIST_INDEXES: readonly AccessIndex[] = ['contactsByCreation', 'contactsByEmail'];
 
+/** The subscription as the list indexes' sort keys hold it. */
+const flagOf = (subscribed: boolean) => (subscribed ? 'S' : 'U');
+
+/**
+ * Where a contact sorts in each list index. Both indexes are keys only, so the sort keys carry
+ * what the list filters need (the subscription and the lower-case email): a filtered page reads
+ * small index entries and then only its matches by key. By creation: `<createdAt>#<id>#<S|U>#<email>`
+ * (ids hold no `#`, so the order is the creation time's, then the id's); by email:
+ * `<email> <S|U>#<id>` (a space sorts below every character a valid address holds, so the order is
+ * the email's).
+ */
+export function listSortKeys(c: Pick<ContactRecord, 'id' | 'createdAt' | 'emailLower' | 'subscribed'>) {
+  const flag = flagOf(c.subscribed);
+  return {
+    createdAt: `${c.createdAt}#${c.id}#${flag}#${c.emailLower}`,
+    email: `${c.emailLower} ${flag}#${c.id}`,
+  };
+}
+
+/** What a list index entry's sort key says of its contact (the inverse of `listSortKeys`). */
+function entryOf(
+  order: ContactFilter['order'],
+  sortKey: string,
+): { emailLower: string; subscribed: boolean } {
+  if (order === 'email') {
+    const space = sortKey.lastIndexOf(' ');
+    return { emailLower: sortKey.slice(0, space), subscribed: sortKey[space + 1] === 'S' };
+  }
+  const [, , flag = '', ...email] = sortKey.split('#');
+  return { emailLower: email.join('#'), subscribed: flag === 'S' };
+}
+
 export function toItem(projectId: string, c: ContactRecord): Item {
   const index = keys.contactsIndex(projectId);
+  const sort = listSortKeys(c);
   return {
     ...keys.contact(projectId, c.id),
     ...(c.deletedAt
       ? {}
       : {
-          ...indexEntry('contactsByCreation', index, `${c.createdAt}#${c.id}`),
-          ...indexEntry('contactsByEmail', index, `${c.emailLower}#${c.id}`),
+          ...indexEntry('contactsByCreation', index, sort.createdAt),
+          ...indexEntry('contactsByEmail', index, sort.email),
         }),
     entity: 'contact',
     ...c,
@@ -321,30 +354,42 @@ export interface ContactFilter {
   readonly search?: string;
 }
 
-function contactsQuery(projectId: string, f: ContactFilter): Query {
-  const filters: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (f.subscribed !== undefined) {
-    filters.push('subscribed = :s');
-    values[':s'] = f.subscribed;
-  }
-  if (f.search) {
-    filters.push('contains(emailLower, :q)');
-    values[':q'] = f.search.toLowerCase();
-  }
+/** The list's index query (keys only: see `listSortKeys`). */
+function contactsQuery(projectId: string, f: Pick<ContactFilter, 'order'>): Query {
   return {
     index: f.order === 'email' ? 'contactsByEmail' : 'contactsByCreation',
     partition: keys.contactsIndex(projectId),
-    ...(filters.length > 0 ? { filter: filters.join(' AND '), values } : {}),
+  };
+}
+
+/** Whether an index entry passes the filter, from its sort key alone; undefined: no filter. */
+function entryFilter(f: ContactFilter): ((entry: Item) => boolean) | undefined {
+  const search = f.search?.toLowerCase();
+  if (f.subscribed === undefined && !search) return undefined;
+  const { sortKey } = keyAttributes(contactsQuery('', f).index);
+  return (entry) => {
+    const of = entryOf(f.order, String(entry[sortKey] ?? ''));
+    return (
+      (f.subscribed === undefined || of.subscribed === f.subscribed) &&
+      (!search || of.emailLower.includes(search))
+    );
   };
 }
 
 /**
- * Index items a filtered page (a search, a subscription filter) examines at most: it then answers
- * the matches it found, possibly none, with `hasMore` and the cursor of where it stopped. So every
- * page's read is bounded (1,000 contacts of 500 bytes are about 60 RCU), whatever the filter.
+ * Index entries a filtered page (a search, a subscription filter) examines at most: it then answers
+ * the matches it found, possibly none, with `hasMore` and the cursor of where it stopped. The entries
+ * are keys only (about 200 bytes), so a page examines at most about 25 read units of them, whatever
+ * the filter and the project's size, and reads only the contacts it answers.
  */
 export const MAX_EXAMINED_PER_PAGE = 1000;
+
+/**
+ * Contacts a search's first-page `total` counts its matches among: the first this many in the list's
+ * order (about 25 read units of index entries). Exact for a project of at most this many contacts;
+ * beyond it, a count of the matches among them (docs/contacts.md).
+ */
+export const SEARCH_TOTAL_WINDOW = 1000;
 
 type PageQuery = ContactFilter & {
   readonly dir: 'asc' | 'desc';
@@ -352,26 +397,49 @@ type PageQuery = ContactFilter & {
   readonly cursor?: string;
 };
 
-/** One page of the project's live contacts; the cursor is the list's own (400 in another list). */
+/**
+ * One page of the project's live contacts; the cursor is the list's own (400 in another list). The
+ * page's index entries come first (keys only), then its contacts in one eventually consistent
+ * batched read (half a read unit each up to 4 KB); a contact changed or deleted between the two
+ * reads is answered as it is now, and left out when it no longer passes the filter.
+ */
 export async function listContactPage(
   deps: StoreDeps,
   projectId: string,
   q: PageQuery,
 ): Promise<{ records: ContactRecord[]; cursor: string; hasMore: boolean }> {
   const query = contactsQuery(projectId, q);
-  const page = query.filter
-    ? await filteredPage(deps, query, q)
-    : await deps.store.page(query, { limit: q.limit, cursor: q.cursor, forward: q.dir === 'asc' });
-  return { records: page.items.map(fromItem), cursor: page.cursor, hasMore: page.hasMore };
+  const match = entryFilter(q);
+  const forward = q.dir === 'asc';
+  const page = match
+    ? await filteredPage(deps, query, q, match)
+    : await deps.store.page(query, { limit: q.limit, cursor: q.cursor, forward });
+  const ids = page.items.map((entry) => contactIdOf(entry));
+  const found = await readContactRecords(deps, projectId, ids, false);
+  const search = q.search?.toLowerCase();
+  const records = ids
+    .map((id) => found.get(id))
+    .filter(
+      (r): r is ContactRecord =>
+        r !== undefined &&
+        !r.deletedAt &&
+        (q.subscribed === undefined || r.subscribed === q.subscribed) &&
+        (!search || r.emailLower.includes(search)),
+    );
+  return { records, cursor: page.cursor, hasMore: page.hasMore };
 }
 
+/** The contact an index entry points at, from the table key it carries. */
+const contactIdOf = (entry: Item) => String(entry.pk).slice(String(entry.pk).lastIndexOf('#C#') + 3);
+
 /**
- * A page of a filtered list: requests until the page has one match more than it shows (so
- * `hasMore` is exact) or `MAX_EXAMINED_PER_PAGE` items were read. The first asks for `limit + 1`
- * items; each next one for as many as the matches still missing need at the share of matches seen
- * so far (twice as many as before when none matched), so a page reads little past its last match.
+ * The matching entries of a filtered list's page: requests until the page has one match more than it
+ * shows (so `hasMore` is exact) or `MAX_EXAMINED_PER_PAGE` entries were read. The first asks for
+ * `limit + 1` entries; each next one for as many as the matches still missing need at the share of
+ * matches seen so far (twice as many as before when none matched), so a page reads little past its
+ * last match.
  */
-async function filteredPage(deps: StoreDeps, query: Query, q: PageQuery) {
+async function filteredPage(deps: StoreDeps, query: Query, q: PageQuery, match: (entry: Item) => boolean) {
   const items: Item[] = [];
   const forward = q.dir === 'asc';
   const wanted = q.limit + 1;
@@ -382,7 +450,7 @@ async function filteredPage(deps: StoreDeps, query: Query, q: PageQuery) {
     ask = Math.min(ask, MAX_EXAMINED_PER_PAGE - examined);
     const out = await deps.store.query(query, { limit: ask, cursor, forward });
     examined += ask;
-    items.push(...out.items);
+    items.push(...out.items.filter(match));
     if (items.length > q.limit) {
       items.length = q.limit;
       return { items, cursor: encodeCursor(positionOf(query, items[items.length - 1]!)), hasMore: true };
@@ -405,11 +473,31 @@ function positionOf(query: Query, item: Item): Item {
 }
 
 /**
- * How many live contacts the filter keeps: reads the project's whole contact index (a search's
- * first page, the one count the counters cannot give).
+ * How many live contacts a search finds among the first `SEARCH_TOTAL_WINDOW` of the list (in its
+ * order and direction), from their index entries: a search's first-page total, bounded whatever
+ * the project's size.
  */
-export async function countContacts(deps: StoreDeps, projectId: string, f: ContactFilter): Promise<number> {
-  return deps.store.count(contactsQuery(projectId, f));
+export async function countSearchMatches(
+  deps: StoreDeps,
+  projectId: string,
+  f: ContactFilter & { readonly dir: 'asc' | 'desc' },
+): Promise<number> {
+  const query = contactsQuery(projectId, f);
+  const match = entryFilter(f) ?? (() => true);
+  let count = 0;
+  let examined = 0;
+  let cursor: string | undefined;
+  do {
+    const out = await deps.store.query(query, {
+      limit: SEARCH_TOTAL_WINDOW - examined,
+      cursor,
+      forward: f.dir === 'asc',
+    });
+    examined += out.items.length;
+    count += out.items.filter(match).length;
+    cursor = out.cursor || undefined;
+  } while (cursor && examined < SEARCH_TOTAL_WINDOW);
+  return count;
 }
 
 export interface FieldTypeRecord {
@@ -451,4 +539,43 @@ export async function listFieldTypes(deps: StoreDeps, projectId: string): Promis
 
 export async function deleteFieldType(deps: StoreDeps, projectId: string, path: string): Promise<void> {
   await deps.store.write({ delete: keys.field(projectId, path) });
+}
+
+/** The physical index attributes contacts carried before the lists moved to keys-only indexes. */
+const FORMER_LIST_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'];
+
+/** A Scan filter (with its placeholders) for contact items that lack their list index entries. */
+export const unindexedContacts = {
+  filter: 'sk = :contact AND attribute_not_exists(#listed) AND attribute_not_exists(deletedAt)',
+  names: { '#listed': keyAttributes('contactsByCreation').partitionKey },
+  values: { ':contact': keys.contact('', '').sk },
+};
+
+/**
+ * Gives a contact item written before the lists moved to keys-only indexes its entries in them,
+ * and takes it out of the indexes it was in: one update, conditional on its version, so a writer
+ * that changed it meanwhile (and so wrote the new entries) wins. False when it changed or went.
+ */
+export async function reindexContactItem(deps: StoreDeps, item: Item): Promise<boolean> {
+  const projectId = /^P#([^#]+)#C#/.exec(String(item.pk))?.[1];
+  if (!projectId || item.sk !== keys.contact('', '').sk) return false;
+  const record = fromItem(item);
+  if (record.deletedAt) return false;
+  const sort = listSortKeys(record);
+  const index = keys.contactsIndex(projectId);
+  const entries = {
+    ...indexEntry('contactsByCreation', index, sort.createdAt),
+    ...indexEntry('contactsByEmail', index, sort.email),
+  };
+  const names = Object.keys(entries);
+  return deps.store.writeIf({
+    update: { pk: String(item.pk), sk: String(item.sk) },
+    expression: `SET ${names.map((_, i) => `#n${i} = :v${i}`).join(', ')} REMOVE ${FORMER_LIST_ATTRIBUTES.join(', ')}`,
+    if: 'version = :version AND attribute_not_exists(deletedAt)',
+    names: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
+    values: {
+      ...Object.fromEntries(Object.values(entries).map((value, i) => [`:v${i}`, value])),
+      ':version': record.version,
+    },
+  });
 }

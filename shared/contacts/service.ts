@@ -25,7 +25,7 @@ import { purgeContactJobMessage, requestRecount } from './messages';
 import {
   type Contact,
   type ContactRecord,
-  countContacts,
+  countSearchMatches,
   deleteClaimIf,
   findContactsByEmail,
   getClaim,
@@ -433,9 +433,9 @@ export async function listContacts(
   projectId: string,
   q: ListQuery,
 ): Promise<CursorPage<Contact>> {
-  const filter = { order: q.sort, subscribed: q.subscribed, search: q.search };
+  const filter = { order: q.sort, subscribed: q.subscribed, search: q.search, dir: q.dir };
   const [page, total] = await Promise.all([
-    listContactPage(deps, projectId, { ...filter, dir: q.dir, limit: q.limit, cursor: q.cursor }),
+    listContactPage(deps, projectId, { ...filter, limit: q.limit, cursor: q.cursor }),
     q.cursor ? 0 : totalOf(deps, projectId, filter),
   ]);
   return { data: page.records.map(present), cursor: page.cursor, hasMore: page.hasMore, total };
@@ -443,14 +443,15 @@ export async function listContacts(
 
 /**
  * A first page's total: from the counters (one read, whatever the project's size), except for a
- * search by email substring, which counts its matches over the project's whole contact index.
+ * search by email substring, which counts its matches among the first `SEARCH_TOTAL_WINDOW`
+ * contacts of the list (exact up to that many contacts; bounded, not exact, beyond).
  */
 async function totalOf(
   deps: ContactDeps,
   projectId: string,
-  filter: { order: 'createdAt' | 'email'; subscribed?: boolean; search?: string },
+  filter: { order: 'createdAt' | 'email'; subscribed?: boolean; search?: string; dir: 'asc' | 'desc' },
 ): Promise<number> {
-  if (filter.search) return countContacts(deps, projectId, filter);
+  if (filter.search) return countSearchMatches(deps, projectId, filter);
   const stats = await readContactStats(deps, projectId);
   if (filter.subscribed === undefined) return stats.total;
   return filter.subscribed ? stats.subscribed : Math.max(0, stats.total - stats.subscribed);

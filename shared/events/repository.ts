@@ -194,6 +194,8 @@ export interface TallyBatch {
   readonly campaigns?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Messages the batch's events add to the monthly send usage, by month (`YYYY-MM`) and category. */
   readonly usage?: Readonly<Record<string, Readonly<Partial<Record<SendCategory, number>>>>>;
+  /** Events of the batch per contact id: each contact's event count (`contactEventTotal`). */
+  readonly contacts?: Readonly<Record<string, number>>;
 }
 
 /** Sends counted per month (`YYYY-MM`) and category, as `TallyBatch.usage` holds them. */
@@ -293,7 +295,55 @@ export async function applyTally(deps: StoreDeps, projectId: string, batch: Tall
     ...Object.entries(batch.usage ?? {}).map(([month, counts]) =>
       addTalliedUsage(deps, projectId, month, counts, batch.id),
     ),
+    ...Object.entries(batch.contacts ?? {}).map(([contactId, n]) =>
+      addContactEvents(deps, projectId, contactId, n, batch.to),
+    ),
   ]);
+}
+
+/**
+ * Adds a batch's events of one contact to the contact's count, and moves the count's position to
+ * the batch's end. Conditional on the position being before it, so a batch applied again (or late,
+ * after a later one) adds nothing. A contact deleted meanwhile may be left this small item: its
+ * partition's purge takes it when it runs after, the project's wipe otherwise.
+ */
+async function addContactEvents(
+  deps: StoreDeps,
+  projectId: string,
+  contactId: string,
+  n: number,
+  to: string,
+) {
+  await deps.store.writeIf({
+    update: keys.contactEventCount(projectId, contactId),
+    expression: 'SET entity = :entity, through = :to ADD #count :n',
+    if: 'attribute_not_exists(through) OR through < :to',
+    names: { '#count': 'count' },
+    values: { ':entity': 'contactEventCount', ':to': to, ':n': n },
+  });
+}
+
+/**
+ * How many events a contact has, without reading them: the tally's count of them (up to its
+ * position) plus the contact's events after that position, which the tally has not met yet (the
+ * last few minutes' at most, `tally.ts`). An event written late (`LATE_MS`) with a time before that
+ * position is missing from it until the tally meets it, a few minutes later. A contact the tally
+ * never counted has no count item: all its events are counted (few, or stored before counts were
+ * kept).
+ */
+export async function contactEventTotal(
+  deps: StoreDeps,
+  projectId: string,
+  contactId: string,
+): Promise<number> {
+  const item = await deps.store.get(keys.contactEventCount(projectId, contactId));
+  const through = typeof item?.through === 'string' ? item.through : TALLY_START;
+  const prefix = keys.contactEventPrefix;
+  const newer = await deps.store.count({
+    partition: keys.contactPartition(projectId, contactId),
+    sort: { between: [`${prefix}${through}\u0000`, `${prefix}${AFTER_ALL}`] },
+  });
+  return Math.max(0, Number(item?.count ?? 0)) + newer;
 }
 
 /** Ends an applied batch: the tally now stands at its `to`. False when another run ended it. */
@@ -311,6 +361,7 @@ export async function finishTally(deps: StoreDeps, projectId: string, batch: Tal
 export interface TalliedEvent {
   readonly position: string;
   readonly name: string;
+  readonly contactId: string;
   readonly createdAt: string;
   /** Counted by its writer (written late before writers indexed late events at their write time). */
   readonly counted: boolean;
@@ -335,6 +386,7 @@ export async function eventsToTally(
       attributes: [
         'id',
         'name',
+        'contactId',
         'createdAt',
         'counted',
         'campaignCounts',
@@ -349,6 +401,7 @@ export async function eventsToTally(
       // Its place in the index: its own time, or its write time for a late event.
       position: String(i[keyAttributes('eventsByTime').sortKey]),
       name: String(i.name),
+      contactId: String(i.contactId),
       createdAt: String(i.createdAt),
       counted: i.counted === true,
       ...(i.campaignCounts ? { campaignCounts: i.campaignCounts as EventRecord['campaignCounts'] } : {}),
@@ -456,6 +509,8 @@ export async function deleteEvents(
   const usage: SendUsage = {};
   const deleted: EventRecord[] = [];
   const counted: EventRecord[] = [];
+  /** Met by the tally (so in their contact's count): up to its position. */
+  const tallied: EventRecord[] = [];
   for (let i = 0; i < items.length; i += 25) {
     const chunk = items.slice(i, i + 25);
     const results = await Promise.all(
@@ -467,6 +522,7 @@ export async function deleteEvents(
       deleted.push(event);
       // Its place in the time index (its write time when it was written late).
       const position = String(old[keyAttributes('eventsByTime').sortKey] ?? eventPosition(event));
+      if (position <= through) tallied.push(event);
       if (old.counted === true || position <= through) counted.push(event);
       else if (typeof old.tallyUsage === 'string')
         countSend(usage, event.createdAt, old.tallyUsage as SendCategory);
@@ -474,12 +530,17 @@ export async function deleteEvents(
   }
   const byName = new Map<string, number>();
   const byHour = new Map<string, number>();
+  const byContact = new Map<string, number>();
+  for (const e of tallied) byContact.set(e.contactId, (byContact.get(e.contactId) ?? 0) + 1);
   for (const e of counted) {
     byName.set(e.name, (byName.get(e.name) ?? 0) + 1);
     byHour.set(hourOf(e.createdAt), (byHour.get(hourOf(e.createdAt)) ?? 0) + 1);
   }
   await Promise.all([
-    ...[...byName].map(([name, n]) => lowerName(deps, projectId, name, n)),
+    ...[...byName].map(([name, n]) => lowerCount(deps, keys.eventName(projectId, name), n)),
+    ...[...byContact].map(([contactId, n]) =>
+      lowerCount(deps, keys.contactEventCount(projectId, contactId), n),
+    ),
     ...Object.entries(usage).map(([month, counts]) => addTalliedUsage(deps, projectId, month, counts)),
     // The activity metrics stay: what was sent and opened is history, the contact's or not.
     ...[...byHour].map(([hour, n]) =>
@@ -489,10 +550,13 @@ export async function deleteEvents(
   return deleted;
 }
 
-/** Lowers a name's count without creating a registry item for a name that has none. */
-async function lowerName(deps: StoreDeps, projectId: string, name: string, by: number) {
+/**
+ * Lowers a counter item's `count` (a name's registry item, a contact's event count) without creating
+ * one where there is none.
+ */
+async function lowerCount(deps: StoreDeps, key: Key, by: number) {
   await deps.store.writeIf({
-    update: keys.eventName(projectId, name),
+    update: key,
     expression: 'ADD #count :by',
     if: 'attribute_exists(pk)',
     names: { '#count': 'count' },
@@ -592,11 +656,6 @@ const eventsOf = (page: Page) => ({
   cursor: page.cursor,
   hasMore: page.hasMore,
 });
-
-/** How many events a contact has (reads them all). */
-export async function countContactEvents(deps: StoreDeps, projectId: string, contactId: string) {
-  return deps.store.count(contactEvents(projectId, contactId));
-}
 
 /**
  * The keys of up to `limit` events of a name recorded up to `before` (included), oldest first,

@@ -3,8 +3,8 @@
  * events, names with counts, statistics, where a name is referenced, and deleting every event of
  * a name (in the background).
  *
- * Totals and statistics come from counters kept on write (see `repository.ts`), so none of these
- * reads grows with the number of events, except a contact's own total.
+ * Totals and statistics come from counters kept by the tally (see `repository.ts`), so none of
+ * these reads grows with the number of events, a contact's own total included.
  */
 import { findContact } from '../contacts/service';
 import { DEFINITION_KINDS, type DefinitionKind, definitionItems } from '../definitions/repository';
@@ -17,7 +17,7 @@ import { DELETE_EVENTS_JOB, type DeleteEventsMessage, deleteEventsJobMessage } f
 import { isReservedEventName, reservedEventIssue } from './names';
 import {
   anyEventNamed,
-  countContactEvents,
+  contactEventTotal,
   deleteEvents,
   type EventNameRecord,
   type EventRecord,
@@ -85,7 +85,7 @@ export async function listContactEvents(
 ): Promise<CursorPage<EventView>> {
   if (!(await findContact(deps, projectId, contactId))) throw notFound('Contact');
   const page = await listContactEventsPage(deps, projectId, contactId, q);
-  const total = q.cursor ? 0 : await countContactEvents(deps, projectId, contactId);
+  const total = q.cursor ? 0 : await contactEventTotal(deps, projectId, contactId);
   return { data: page.events.map(presentEvent), cursor: page.cursor, hasMore: page.hasMore, total };
 }
 

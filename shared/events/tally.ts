@@ -104,6 +104,7 @@ async function nextBatch(
   const days: Record<string, Record<string, number>> = {};
   const minutes: Record<string, number> = {};
   const usage: SendUsage = {};
+  const contacts: Record<string, number> = {};
   let read = 0;
   let last = from;
   let cursor: string | undefined;
@@ -117,6 +118,8 @@ async function nextBatch(
     for (const e of page.events) {
       read++;
       last = e.position;
+      // Every event counts for its contact (writers that flagged `counted` never counted contacts).
+      contacts[e.contactId] = (contacts[e.contactId] ?? 0) + 1;
       if (e.counted) continue;
       // When the service saw it: its own time, or its write time when it was written late (its
       // index position), so `lastSeenAt` never moves back.
@@ -160,6 +163,7 @@ async function nextBatch(
       minutes,
       ...(Object.keys(campaigns).length > 0 ? { campaigns } : {}),
       ...(Object.keys(usage).length > 0 ? { usage } : {}),
+      ...(Object.keys(contacts).length > 0 ? { contacts } : {}),
     },
     full,
   };

@@ -117,14 +117,14 @@ describe('the event tally', () => {
     });
     await rt.runtime.clock.advance(TALLY_DELAY_S);
     expect(await runTally(deps, p.id)).toBe('done');
-    // Begin, two names, the hour, the day and the minute of the activity counters (more if the
-    // seconds between the events crossed one), end.
+    // Begin, two names, the contact's event count, the hour, the day and the minute of the
+    // activity counters (more if the seconds between the events crossed one), end.
     const of = (kind: string) => writes.filter((w) => w === kind).length;
-    expect([of('EVTALLY'), of('EVNAMES')]).toEqual([2, 2]);
+    expect([of('EVTALLY'), of('EVNAMES'), of(contact)]).toEqual([2, 2, 1]);
     for (const bucket of ['EVHOURS', 'EVDAYS', 'EVMINUTES'])
       expect(of(bucket), bucket).toBeGreaterThanOrEqual(1);
     expect(of('EVMINUTES')).toBeLessThanOrEqual(2);
-    expect(writes.length).toBe(4 + of('EVHOURS') + of('EVDAYS') + of('EVMINUTES'));
+    expect(writes.length).toBe(5 + of('EVHOURS') + of('EVDAYS') + of('EVMINUTES'));
     expect(await p.names()).toEqual(['many:40', 'first:1']);
   });
 

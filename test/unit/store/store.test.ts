@@ -22,8 +22,8 @@ const conditionFailed = () => new ConditionalCheckFailedException({ message: 'no
 const contact = (n: number) => ({
   pk: `P#p1#C#c${n}`,
   sk: '#CONTACT',
-  gsi1pk: 'P#p1#CONTACTS',
-  gsi1sk: `2026-01-0${n}#c${n}`,
+  gsi3pk: 'P#p1#CONTACTS',
+  gsi3sk: `2026-01-0${n}#c${n}`,
   id: `c${n}`,
 });
 
@@ -47,8 +47,8 @@ describe('queries', () => {
     );
     expect(dynamo.commandCalls(QueryCommand)[0]!.args[0].input).toStrictEqual({
       TableName: 'sesame',
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :kp AND begins_with(gsi2sk, :ks)',
+      IndexName: 'gsi4',
+      KeyConditionExpression: 'gsi4pk = :kp AND begins_with(gsi4sk, :ks)',
       FilterExpression: 'subscribed = :s',
       ProjectionExpression: '#attr0, #attr1',
       ExpressionAttributeNames: { '#attr0': 'id', '#attr1': 'name' },
@@ -137,7 +137,7 @@ describe('pages', () => {
   });
 
   it('refuse a cursor of another partition or a forged one, before reading', async () => {
-    const foreign = encodeCursor({ ...contact(1), gsi1pk: 'P#other#CONTACTS' });
+    const foreign = encodeCursor({ ...contact(1), gsi3pk: 'P#other#CONTACTS' });
     await expect(store.page(query, { limit: 2, cursor: foreign })).rejects.toBeInstanceOf(AppError);
     await expect(store.page(query, { limit: 2, cursor: 'not-json' })).rejects.toMatchObject({
       statusCode: 400,
