@@ -3,7 +3,8 @@
  *
  * Environment: PORT (default 3000), HOST (default 127.0.0.1), SESAME_DATA_DIR (default .sesame),
  * SESAME_DNS_FILE, SESAME_SECRET_KEY, SESAME_PUBLIC_KEY, SESAME_SENDER_DOMAIN (default
- * example.com), plus the service's own variables (RATE_LIMIT_PER_MINUTE, ...).
+ * example.com), SESAME_REDELIVER_EACH_MESSAGE (1: every queue message is delivered once more after
+ * it completes, as SQS may), plus the service's own variables (RATE_LIMIT_PER_MINUTE, ...).
  */
 import { startLocal } from '../shared/local/runtime';
 
@@ -32,6 +33,9 @@ async function main(): Promise<void> {
       `  API reference  ${runtime.url}/docs  (OpenAPI: ${runtime.url}/openapi.json)`,
       `  Local inbox    ${runtime.url}/_local/mail  (JSON: ${runtime.url}/_local/emails)`,
       `  Data           ${runtime.dataDir ?? 'in memory'}`,
+      ...(runtime.queue.redeliversEachMessage
+        ? ['  Queue          every message delivered twice (SESAME_REDELIVER_EACH_MESSAGE)']
+        : []),
       `  DNS            ${env.SESAME_DNS_FILE ? `zone file ${env.SESAME_DNS_FILE}` : 'system resolver'}`,
       // The clock's advances (POST /_local/clock) are kept in the data folder: say so when set.
       ...(runtime.clock.offsetMs > 0

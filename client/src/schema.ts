@@ -1222,6 +1222,8 @@ export interface operations {
               openedCount: number;
               clickedCount: number;
               bouncedCount: number;
+              /** Sesame's extension: recipients whose send was cut by a crash between their claim and the provider's answer, counted in no other counter until the campaign settles them (their SES Send event, or a resend when SES provably never accepted them); 0 once every recipient is settled */
+              unknownCount: number;
               complainedCount: number;
               unsubscribedCount: number;
               openRate: number;

@@ -70,6 +70,7 @@ import {
   getEmailRecord,
   readAttemptOutcome,
 } from '../sending/repository';
+import { sleep } from '../store/store';
 import { linkSettings } from '../subscriptions/links';
 import { type Audience, audiencePage, prepareAudience } from './audience';
 import { campaignEmailIds } from './ids';
@@ -94,6 +95,7 @@ import {
 } from './repository';
 import { roomNeededFor } from './room';
 import { accountSendRate, type SendRateLimiter, sendRateLimiter } from './send-rate';
+import { SETTLE_DELAY_S, settleUnknown } from './settle';
 
 export { CAMPAIGN_SEND_JOB };
 
@@ -115,10 +117,15 @@ export const THROTTLED_DELAY_S = 30;
 const MAX_WAITS = 3;
 const WAIT_DELAY_S = 2;
 /**
- * A recipient is claimed this long before its send slot, so that the claim's write is done when
- * the slot comes (a worker that stops in between leaves that recipient `unknown`).
+ * A runner that finds a claim of another's younger than this without an outcome (two runners of
+ * one batch: a redelivered message beside its continuation) waits for its outcome rather than
+ * counting it `unknown`: long enough for a provider call and its first retries. One that waits
+ * in vain (the other stopped, or SES throttled it longer) counts it `unknown`, and the settle
+ * gives it its outcome later (settle.ts).
  */
-const CLAIM_LEAD_MS = 30;
+const IN_FLIGHT_MS = 5000;
+/** How often such a runner looks at the other's claim again. */
+const IN_FLIGHT_POLL_MS = 100;
 /** A send this late to its slot (or one slot's spacing, when longer) takes a new slot. */
 const LATE_AFTER_MS = 25;
 /** Rates (messages a second) up to which a late send takes a new slot (see `sendOne`). */
@@ -156,9 +163,17 @@ interface Batch {
   /** The monthly cap's reservation of the batch, and how much of it reached (or may have reached) SES. */
   readonly reservation?: Reservation;
   readonly consumed: number;
+  /** The contacts the batch counts `unknown`, for settle.ts. */
+  readonly unknownIds: readonly string[];
 }
 
 type Outcome = 'sent' | 'failed' | 'skipped' | 'unknown' | 'counted-before';
+
+/** A batch's outcomes, in order, and the contacts among them counted `unknown`. */
+interface BatchOutcomes {
+  readonly outcomes: readonly Outcome[];
+  readonly unknownIds: readonly string[];
+}
 
 export function fanOutChunks(options: FanOutOptions = {}) {
   const concurrency = options.concurrency ?? 8;
@@ -198,6 +213,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
           counts: NO_COUNTS,
           cancelled: true,
           consumed: 0,
+          unknownIds: [],
         };
       }
       const page = await audiencePage(deps, state.audience, current.position, state.batchSize);
@@ -211,7 +227,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
       const sending = page.recipients.filter((c) => !suppressed.has(c.email.toLowerCase())).length;
       const reservation = await reserveBatch(deps, current, sending);
       if (!reservation) return MOVED_ON;
-      const outcomes = await sendBatch(deps, state, page.recipients, {
+      const { outcomes, unknownIds } = await sendBatch(deps, state, page.recipients, {
         batch: current.batch,
         suppressed,
         granted: reservation.granted,
@@ -239,6 +255,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         cancelled: false,
         reservation,
         consumed: outcomes.filter((o) => o === 'sent' || o === 'unknown').length,
+        unknownIds,
       };
     },
     async checkpoint(deps: Deps, state: FanOut, batch: Batch): Promise<boolean> {
@@ -251,7 +268,10 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         state.run.batch,
         { position, listed, at },
         batch.counts,
+        batch.unknownIds,
       );
+      // Recipients whose claim had no outcome: settled once no sender can still hold them.
+      if (saved && batch.unknownIds.length > 0) await queueSettle(deps, state.run, batch.unknownIds, at);
       // Once the batch counts (never before: a batch run again must find its reservation whole),
       // what of its reservation did not reach SES is given back. A crash in between leaves it counted.
       if (saved && batch.reservation)
@@ -261,7 +281,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
     async finish(deps: Deps, state: FanOut) {
       await endRun(deps, state.campaign, state.run);
     },
-    continuation: continuationOf,
+    continuation: (m: CampaignSendMessage) => continuationOf(m),
     failure: {
       // The campaign stays SENDING: the run says why its message was dead-lettered, and
       // redriving the message resumes the fan-out where it stopped.
@@ -347,6 +367,7 @@ async function load(deps: Deps, m: CampaignSendMessage): Promise<Loaded | undefi
       engagement: { delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, unsubscribed: 0 },
       error: null,
       capReservation: null,
+      unknownIds: [],
       updatedAt: now,
     };
     run = (await putNewRun(deps, fresh)) ? fresh : await getCampaignRun(deps, m.projectId, m.campaignId);
@@ -517,7 +538,7 @@ async function sendBatch(
   state: FanOut,
   recipients: readonly ContactRecord[],
   plan: BatchPlan,
-): Promise<Outcome[]> {
+): Promise<BatchOutcomes> {
   const { batch, delivery } = plan;
   const isSuppressed = (c: ContactRecord) => plan.suppressed.has(c.email.toLowerCase());
   const sending = Math.min(plan.granted, recipients.filter((c) => !isSuppressed(c)).length);
@@ -550,7 +571,7 @@ async function sendBatch(
   };
   await Promise.all(Array.from({ length: Math.min(plan.concurrency, recipients.length) }, worker));
   if (failure) throw failure.error;
-  return outcomes;
+  return { outcomes, unknownIds: recipients.filter((_, i) => outcomes[i] === 'unknown').map((c) => c.id) };
 }
 
 /** A suppressed recipient: its record claimed SKIPPED (reason `suppressed`), nothing sent. */
@@ -644,8 +665,21 @@ async function sendOne(
     await emit(deps, failedEvent(record, ids.failedEvent, failure));
     return 'failed';
   }
-  // Claimed just before the slot, so the provider call is made at it (see `onTime`).
-  await state.limiter.until(slot - CLAIM_LEAD_MS);
+  // At the slot, then claimed and handed to SES at once: nothing waits between the claim and the
+  // provider call, so a worker that stops in between leaves as few claims without an outcome as
+  // can be (one claim write's time per send in flight). A send that comes late to its slot (a
+  // pause of the worker, a slow write) takes a new slot rather than going out at once beside the
+  // sends of the slots that follow; above `PACED_UP_TO_RATE` a late send goes as it is (a worker
+  // that cannot keep up with the rate is late by design; the sends in flight at most can bunch).
+  const { limiter } = state;
+  await limiter.until(slot);
+  if (
+    limiter.spacingMs >= 1000 / PACED_UP_TO_RATE &&
+    deps.clock.now().getTime() > slot + Math.max(limiter.spacingMs, LATE_AFTER_MS)
+  ) {
+    const [later] = await limiter.reserve(1);
+    await limiter.until(later!);
+  }
   const now = deps.clock.now().toISOString();
   const composed = {
     status: 'composed' as const,
@@ -655,23 +689,7 @@ async function sendOne(
     contact: { id: contact.id, email: contact.email },
     ids,
   };
-  // At the slot. A send that comes late to it (a pause of the worker, a slow write) takes a new
-  // slot rather than going out at once beside the sends of the slots that follow; above
-  // `PACED_UP_TO_RATE` a late send goes as it is (a worker that cannot keep up with the rate is
-  // late by design; `concurrency` sends at most can bunch, a few per cent of such a rate).
-  const { limiter } = state;
-  const onTime = async () => {
-    await limiter.until(slot);
-    if (limiter.spacingMs < 1000 / PACED_UP_TO_RATE) return;
-    if (deps.clock.now().getTime() <= slot + Math.max(limiter.spacingMs, LATE_AFTER_MS)) return;
-    const [later] = await limiter.reserve(1);
-    await limiter.until(later!);
-  };
-  const out = await deliverEmail(deps, composed, delivery, {
-    claim: true,
-    releaseWhenRetryable: true,
-    beforeSend: onTime,
-  });
+  const out = await deliverEmail(deps, composed, delivery, { claim: true, releaseWhenRetryable: true });
   if (!out) return resume(deps, projectId, ids, batch);
   return out.status === 'sent' ? 'sent' : 'failed';
 }
@@ -681,15 +699,33 @@ async function sendOne(
  * the record exists). A record of an earlier batch is a recipient met twice: counted there.
  */
 async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: number): Promise<Outcome> {
-  const record = await getEmailRecord(deps, projectId, ids.email, { consistent: true });
-  // Given back meanwhile (another runner's throttled claim): this batch must run again.
-  if (!record) throw new RetryableSendError('RATE_EXCEEDED', 'A claim was given back while it was read');
-  if (record.campaignBatch !== batch) return 'counted-before';
-  switch (await readAttemptOutcome(deps, record)) {
-    // Settled by its SES Send event after a crash left it SENDING: that event's tally turns the
-    // batch's `unknown` into `sent` (shared/email-events/apply.ts), so the batch counts it unknown.
+  let record = await getEmailRecord(deps, projectId, ids.email, { consistent: true });
+  for (;;) {
+    // Given back meanwhile (another runner's throttled claim): this batch must run again.
+    if (!record) throw new RetryableSendError('RATE_EXCEEDED', 'A claim was given back while it was read');
+    if (record.campaignBatch !== batch) return 'counted-before';
+    const outcome = await readAttemptOutcome(deps, record);
+    // A young claim without an outcome is most likely another runner's send in flight (a
+    // redelivered message beside its continuation): its outcome is awaited, not counted unknown.
+    if (outcome !== 'sending' || deps.clock.now().getTime() >= Date.parse(record.createdAt) + IN_FLIGHT_MS)
+      return settledOutcome(deps, record, ids, outcome);
+    await sleep(IN_FLIGHT_POLL_MS);
+    record = await getEmailRecord(deps, projectId, ids.email, { consistent: true });
+  }
+}
+
+/** The outcome a batch counts for a claim that an earlier attempt (or another runner) made. */
+async function settledOutcome(
+  deps: Deps,
+  record: EmailRecord,
+  ids: EmailIds,
+  outcome: Awaited<ReturnType<typeof readAttemptOutcome>>,
+): Promise<Outcome> {
+  switch (outcome) {
+    // Settled by its SES Send event after a crash left it SENDING (that event records the same
+    // `email.sent`, and counts nothing itself): it went out.
     case 'settled':
-      return 'unknown';
+      return 'sent';
     case 'sent':
       // A record whose outcome is its event was found with the event stored (its dispatch queued).
       if (record.sentEventId === undefined) await replaySent(deps, record, ids);
@@ -712,8 +748,23 @@ async function resume(deps: Deps, projectId: string, ids: EmailIds, batch: numbe
   }
 }
 
+/**
+ * Queues the settle of a batch's `unknown` recipients (their contacts `ids`, claimed before
+ * `at`), delayed until no sender can still hold their claims (settle.ts).
+ */
+async function queueSettle(deps: Deps, run: CampaignRun, ids: readonly string[], at: string): Promise<void> {
+  await enqueue(
+    deps,
+    campaignSendJobMessage,
+    { ...continuationOf({ ...run, trigger: 'now', waits: 0 }), settle: { ids: [...ids], before: at } },
+    { delaySeconds: SETTLE_DELAY_S },
+  );
+}
+
 /** The message that goes on with a run: the same one (the position is on the run item). */
-const continuationOf = (m: CampaignSendMessage) => ({
+const continuationOf = (
+  m: Pick<CampaignSendMessage, 'projectId' | 'campaignId' | 'runId' | 'trigger' | 'waits'>,
+) => ({
   projectId: m.projectId,
   campaignId: m.campaignId,
   runId: m.runId,
@@ -742,6 +793,10 @@ export async function runFanOut(
   meta: Pick<JobMeta, 'lastAttempt'>,
   throttledDelaySeconds = THROTTLED_DELAY_S,
 ): Promise<void> {
+  if (m.settle) {
+    await settleUnknown(deps, { ...m, settle: m.settle }, CAMPAIGN_DELIVERY);
+    return;
+  }
   try {
     await runChunked(deps, job, m, meta);
   } catch (error) {

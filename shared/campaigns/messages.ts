@@ -19,6 +19,17 @@ export const campaignSendJobMessage = defineJobMessage({
     trigger: z.enum(['now', 'schedule']),
     /** Times it looked again for the send request that queued it (see `fanout.ts`, `load`). */
     waits: z._default(z.number().check(z.int(), z.gte(0)), 0),
+    /**
+     * This message settles some of the run's `unknown` recipients (`settle.ts`) instead of going
+     * on with the fan-out: queued, delayed past the grace period, by the checkpoint that counted
+     * them (`ids`, their contacts), for their claims made `before` it was queued.
+     */
+    settle: z.optional(
+      z.object({
+        ids: z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(1000)),
+        before: z.iso.datetime(),
+      }),
+    ),
   }),
 });
 

@@ -79,6 +79,11 @@ export function present(record: CampaignRecord, run: CampaignRun | undefined): C
 }
 
 export interface CampaignStats extends CampaignCounters {
+  /**
+   * Sesame's extension: recipients whose send a crash left without an outcome, until the
+   * campaign's settle gives them one (settle.ts); 0 once every recipient is settled.
+   */
+  readonly unknownCount: number;
   readonly complainedCount: number;
   readonly unsubscribedCount: number;
   /** Percentages of `sentCount` (two decimals), 0 when nothing was sent. */
@@ -95,6 +100,7 @@ export function statsOf(record: CampaignRecord, run: CampaignRun | undefined): C
     counters.sentCount === 0 ? 0 : Math.round((n / counters.sentCount) * 10_000) / 100;
   return {
     ...counters,
+    unknownCount: run?.unknown ?? 0,
     complainedCount: run?.engagement.complained ?? 0,
     unsubscribedCount: run?.engagement.unsubscribed ?? 0,
     openRate: rate(counters.openedCount),

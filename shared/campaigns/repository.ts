@@ -10,7 +10,8 @@
  * - The run: one small item per sent campaign (`P#<pid>#CAMPAIGN#<id>` / `#RUN`): where the
  *   fan-out stands in its audience (`batch`, `position`) and what became of its recipients
  *   (`recipients`, `sent`, `failed`, `skipped`, `unknown`), each batch's changes written in one
- *   conditional update, and the monthly cap's reservation of the batch under way (`capBatch`,
+ *   conditional update, the contacts counted `unknown` (`unknownIds`, a string set: the few a crash
+ *   leaves, which settle.ts settles without a scan), and the monthly cap's reservation of the batch under way (`capBatch`,
  *   `capMonth`, `capGranted`). The campaign item is rewritten only when the send starts and ends, so a
  *   fan-out never rewrites a body of up to 256 KB, and counters never contend with edits.
  */
@@ -342,6 +343,11 @@ export interface CampaignRun extends RunCounts {
     readonly month: string;
     readonly granted: number;
   } | null;
+  /**
+   * The contacts counted `unknown` and not settled yet (their claim was found with no outcome):
+   * at most the sends in flight when a runner stopped. settle.ts moves each to its outcome.
+   */
+  readonly unknownIds: readonly string[];
   readonly updatedAt: string;
 }
 
@@ -370,6 +376,7 @@ function runFromItem(item: Item): CampaignRun {
       typeof item.capBatch === 'number'
         ? { batch: item.capBatch, month: String(item.capMonth ?? ''), granted: Number(item.capGranted ?? 0) }
         : null,
+    unknownIds: [...((item.unknownIds as Iterable<string> | undefined) ?? [])].map(String).sort(),
     updatedAt: String(item.updatedAt ?? ''),
   };
 }
@@ -386,7 +393,7 @@ export async function getCampaignRun(
 
 /** Creates the run of a send that starts; false when the campaign has a run already. */
 export function putNewRun(deps: StoreDeps, run: CampaignRun): Promise<boolean> {
-  const { engagement, capReservation: _none, ...item } = run;
+  const { engagement, capReservation: _none, unknownIds: _empty, ...item } = run;
   return deps.store.writeIf({
     put: {
       ...keys.campaignRun(run.projectId, run.campaignId),
@@ -399,9 +406,9 @@ export function putNewRun(deps: StoreDeps, run: CampaignRun): Promise<boolean> {
 }
 
 /**
- * Writes one batch: its counts added, the position moved to `next`, on the condition that the run
- * is still at batch `from` (a runner that finds it moved on stops, so a batch counts once).
- * The state is not touched: a cancel that lands meanwhile stays.
+ * Writes one batch: its counts added (and its `unknown` contacts to `unknownIds`), the position
+ * moved to `next`, on the condition that the run is still at batch `from` (a runner that finds it
+ * moved on stops, so a batch counts once). The state is not touched: a cancel that lands meanwhile stays.
  */
 export function checkpointRun(
   deps: StoreDeps,
@@ -409,12 +416,15 @@ export function checkpointRun(
   from: number,
   next: { readonly position: string; readonly listed: boolean; readonly at: string },
   counts: RunCounts,
+  unknownIds: readonly string[] = [],
 ): Promise<boolean> {
+  // DynamoDB refuses an empty set: the ids are added only when there are some.
+  const unknown = unknownIds.length > 0 ? ', unknownIds :unknownIds' : '';
   return deps.store.writeIf({
     update: keys.campaignRun(run.projectId, run.campaignId),
     expression: `SET #batch = :next, #position = :position, listed = :listed, updatedAt = :at ADD ${COUNT_NAMES.map(
       (name) => `#${name} :${name}`,
-    ).join(', ')}`,
+    ).join(', ')}${unknown}`,
     if: 'runId = :run AND #batch = :from',
     names: {
       '#batch': 'batch',
@@ -429,7 +439,28 @@ export function checkpointRun(
       ':run': run.runId,
       ':from': from,
       ...Object.fromEntries(COUNT_NAMES.map((name) => [`:${name}`, counts[name]])),
+      ...(unknownIds.length > 0 ? { ':unknownIds': new Set(unknownIds) } : {}),
     },
+  });
+}
+
+/**
+ * Moves one contact of the run's `unknownIds` to its outcome: the id leaves the set and the count
+ * moves from `unknown` to `to`, on the condition that the id is still in the set, so a settle that
+ * runs twice moves it once. False when it was settled already (or the run is another send's).
+ */
+export function settleRunUnknown(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  contactId: string,
+  to: 'sent' | 'failed' | 'skipped',
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: 'DELETE unknownIds :ids ADD #to :one, #unknown :minus',
+    if: 'runId = :run AND contains(unknownIds, :id)',
+    names: { '#to': to, '#unknown': 'unknown' },
+    values: { ':ids': new Set([contactId]), ':one': 1, ':minus': -1, ':run': run.runId, ':id': contactId },
   });
 }
 

@@ -34,6 +34,10 @@ export const campaignEnvelopeAnswer = enveloped(campaignAnswer);
 export const campaignStatsAnswer = enveloped(
   z.object({
     ...counters,
+    unknownCount: z.number().register(z.globalRegistry, {
+      description:
+        "Sesame's extension: recipients whose send was cut by a crash between their claim and the provider's answer, counted in no other counter until the campaign settles them (their SES Send event, or a resend when SES provably never accepted them); 0 once every recipient is settled",
+    }),
     complainedCount: z.number(),
     unsubscribedCount: z.number(),
     openRate: z.number(),

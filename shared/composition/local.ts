@@ -180,7 +180,7 @@ export function localDeps(options: LocalDepsOptions): LocalComposition {
   const mailSink = new MailSink({ dataDir, clock, logger });
   // What SES would publish for each accepted message reaches the jobs queue as on AWS.
   if (options.sesEvents !== false) {
-    const stopPublishing = publishSinkEvents(mailSink, queue);
+    const stopPublishing = publishSinkEvents(mailSink, queue, logger);
     onStop(async () => {
       stopPublishing();
     });

@@ -11,8 +11,7 @@
  * a put of the same item, and unsubscribing an unsubscribed contact changes nothing.
  *
  * Campaign counters are never written here: the event carries what it adds to its campaign's run
- * (`campaignCounts`: a metric the first time per email, or sent for unknown when a Send event
- * settles a recipient a crash left unknown), and the event tally adds them a batch at a time
+ * (`campaignCounts`: a metric the first time per email), and the event tally adds them a batch at a time
  * (shared/events/tally.ts), so no run item is written once per event.
  *
  * An event for an email Sesame does not have (deleted, or not one of its sends) and an event it
@@ -138,8 +137,9 @@ function lifecycleEvent(
   how: { readonly first?: boolean; readonly unsubscribes?: boolean; readonly settled?: boolean },
 ): EventRecord {
   const campaignId = record.campaignId;
+  // A settle counts nothing itself: the campaign's settle moves its recipient from `unknown`
+  // (shared/campaigns/settle.ts), and a batch that finds it settled counts it sent.
   let counts: Record<string, number> | undefined;
-  if (campaignId && how.settled) counts = { sent: 1, unknown: -1 };
   const metric = ENGAGEMENT[facts.kind];
   if (campaignId && how.first && metric) {
     counts = { [metric]: 1, ...(how.unsubscribes ? { unsubscribed: 1 } : {}) };

@@ -278,7 +278,12 @@ async function settleByEvent(
     return { record: first, settled: false };
   if (await eventStored(deps, sent, { consistent: false })) return { record: first, settled: false };
   const waitMs = Date.parse(first.createdAt) + SENDING_GRACE_MS - Date.parse(now);
-  if (waitMs > 0 && !options.waited) return { record: first, settled: false, waitMs };
+  if (waitMs > 0 && !options.waited) {
+    // SES accepted it: its message id, noted at once, tells a campaign's settle not to send it
+    // again (shared/campaigns/settle.ts), whatever comes of the wait.
+    if (first.messageId === null) await noteMessageId(deps, first, facts.messageId);
+    return { record: first, settled: false, waitMs };
+  }
   if (await eventStored(deps, sent)) return { record: first, settled: false };
   let record = first;
   // An event applied between the read and the write moves the status: read again and retry.
@@ -316,6 +321,16 @@ async function settleByEvent(
     record = again;
   }
   throw new Error(`Email ${facts.emailId}: its Send event could not settle it`);
+}
+
+/** Sets a record's message id unless it has one (a Send event for a message its sender may not have recorded yet). */
+async function noteMessageId(deps: StoreDeps, record: EmailRecord, messageId: string): Promise<void> {
+  await deps.store.writeIf({
+    update: keys.emailMessage(record.projectId, record.id),
+    expression: 'SET messageId = if_not_exists(messageId, :messageId)',
+    if: 'attribute_exists(pk)',
+    values: { ':messageId': messageId },
+  });
 }
 
 /** The status a settled record takes: the furthest the times of the events applied meanwhile imply. */

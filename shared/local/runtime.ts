@@ -43,7 +43,10 @@ export interface StartLocalOptions {
   readonly dataDir?: string;
   /** JSON zone file answering every DNS query (see ZoneFileDns); the system resolver otherwise. */
   readonly dnsFile?: string;
-  /** Environment for `parseEnv` and the SESAME_* seed variables (`process.env` is not read). */
+  /**
+   * Environment for `parseEnv`, the SESAME_* seed variables and SESAME_REDELIVER_EACH_MESSAGE
+   * (`timings.redeliverEachMessage` unless those say) (`process.env` is not read).
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Seed keys; default SESAME_SECRET_KEY / SESAME_PUBLIC_KEY, else kept in seed.json, else generated. */
   readonly secretKey?: string;
@@ -129,7 +132,11 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
   const dataDir = openDataDir(options.dataDir);
   const settings = parseLocalSettings(rawEnv, { dataDir, dnsFile: options.dnsFile });
   const { env } = settings;
-  const timings = options.timings ?? {};
+  const timings: LocalTimings = {
+    ...options.timings,
+    redeliverEachMessage:
+      options.timings?.redeliverEachMessage ?? redeliverSetting(rawEnv.SESAME_REDELIVER_EACH_MESSAGE),
+  };
 
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -279,6 +286,17 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * SESAME_REDELIVER_EACH_MESSAGE: `1` (or `true`) has the local queue deliver every message once
+ * more after it is completed, as SQS may, to show that every job is idempotent; unset, `0` or
+ * `false` leaves it off. Anything else fails the start, as an invalid variable does.
+ */
+function redeliverSetting(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new Error(`Invalid environment: SESAME_REDELIVER_EACH_MESSAGE: expected 1 or 0, got ${value}`);
 }
 
 function missingGroup(path: string) {

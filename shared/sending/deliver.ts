@@ -47,6 +47,11 @@ export interface DeliverOptions {
    */
   readonly claim?: boolean;
   /**
+   * The record is written already, claimed again by the caller (`reclaimEmailRecord`: a campaign
+   * email whose first claim never reached SES): no first write. @default false
+   */
+  readonly claimed?: boolean;
+  /**
    * When the provider still asks to retry (throttling, its own faults) after the policy's
    * attempts, give the claim back (the record, still SENDING, is deleted) and throw the
    * `RetryableSendError` instead of settling the email as failed, so that the caller can try it
@@ -92,7 +97,9 @@ export async function deliverEmail(
 ): Promise<SentEmail | undefined> {
   const { record, ids } = composed;
   const entry = { contact: composed.contact, email: record.id };
-  if (!options.claim) await putEmailRecord(deps, record);
+  if (options.claimed) {
+    // Written by the caller's re-claim.
+  } else if (!options.claim) await putEmailRecord(deps, record);
   else if (!(await claimEmailRecord(deps, record))) return undefined;
   let refused: Awaited<ReturnType<NonNullable<DeliverOptions['admit']>>>;
   try {

@@ -160,6 +160,23 @@ export async function claimEmailRecord(deps: StoreDeps, record: EmailRecord): Pr
   });
 }
 
+/**
+ * Claims again a campaign email whose claim provably never reached SES (shared/campaigns/settle.ts):
+ * the record, still SENDING as `record` shows it (claimed at its `createdAt`), with no message id
+ * (SES's Send event for a message it accepted sets one as soon as it comes) and not settled,
+ * gets the new claim time `at`. False when any of that changed: another settle re-claimed it, or
+ * an event of SES showed that the message went out.
+ */
+export async function reclaimEmailRecord(deps: StoreDeps, record: EmailRecord, at: string): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.emailMessage(record.projectId, record.id),
+    expression: 'SET createdAt = :at, updatedAt = :at',
+    if: '#status = :sending AND createdAt = :claimed AND attribute_not_exists(messageId) AND attribute_not_exists(settledBy)',
+    names: { '#status': 'status' },
+    values: { ':at': at, ':sending': 'SENDING', ':claimed': record.createdAt },
+  });
+}
+
 /** Deletes a record that is still SENDING (a claim given back: the provider refused to take it yet). */
 export async function releaseEmailRecord(deps: StoreDeps, projectId: string, emailId: string) {
   return deps.store.writeIf({

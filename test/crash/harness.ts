@@ -12,6 +12,8 @@
  *       const second = await crash.start(dir);
  *     });
  *
+ * Every child runs with SESAME_REDELIVER_EACH_MESSAGE=1 (every queue message delivered once more
+ * after it completes; a test's `env`, or the variable in the test's own environment, may say 0).
  * Every child still running is killed after each test and after the file; data folders are
  * removed after the file (kept when CRASH_KEEP_DATA=1). Every wait is bounded in time.
  */
@@ -119,6 +121,8 @@ class Child {
         SESAME_PUBLIC_KEY: PUBLIC_KEY,
         RATE_LIMIT_PER_MINUTE: '1000000',
         CRASH_MAIL_DELAY_MS: String(options.mailDelayMs ?? 0),
+        // The crash tier runs with every queue message delivered twice, as SQS may deliver it.
+        SESAME_REDELIVER_EACH_MESSAGE: process.env.SESAME_REDELIVER_EACH_MESSAGE ?? '1',
         ...options.env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],

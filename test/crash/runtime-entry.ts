@@ -8,7 +8,9 @@
  * - SESAME_SECRET_KEY / SESAME_PUBLIC_KEY: the seeded keys (fixed, so they survive restarts);
  * - CRASH_MAIL_DELAY_MS: provider latency added to every mail (half before the mail sink
  *   accepts it, half after), so that a kill lands while sending; 0 by default;
- * - RATE_LIMIT_PER_MINUTE: passed on (tests poll a lot; the harness sets it high).
+ * - RATE_LIMIT_PER_MINUTE: passed on (tests poll a lot; the harness sets it high);
+ * - SES_MAX_SEND_RATE, SESAME_REDELIVER_EACH_MESSAGE: passed on (the harness sets the latter: the
+ *   crash tier runs with every queue message delivered twice).
  *
  * When ready it prints one JSON line `{url, projectId, secretKey, publicKey, pid}` on stdout.
  * It exits when its stdin closes, so that it never outlives the test process that started it.
@@ -29,9 +31,11 @@ const runtime = await startLocal({
   port: 0,
   host: '127.0.0.1',
   dataDir,
-  env: {
-    ...(env.RATE_LIMIT_PER_MINUTE ? { RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE } : {}),
-  },
+  env: Object.fromEntries(
+    ['RATE_LIMIT_PER_MINUTE', 'SES_MAX_SEND_RATE', 'SESAME_REDELIVER_EACH_MESSAGE'].flatMap((name) =>
+      env[name] ? [[name, env[name]]] : [],
+    ),
+  ),
   secretKey: env.SESAME_SECRET_KEY,
   publicKey: env.SESAME_PUBLIC_KEY,
   logger: quietLogger,

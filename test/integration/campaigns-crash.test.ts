@@ -8,10 +8,10 @@
  * an `email.sent` event (a recipient's outcome), a checkpoint, the run's end and the campaign's end.
  *
  * The one window no store fault reaches is between a claim and the provider's answer: a worker
- * that dies there leaves the record SENDING with no `email.sent`, and that recipient is never sent
- * again (it may have been mailed): it counts as `unknown` until SES's Send event for it settles it
- * (after a grace period no live sender outlasts) with that same event, and the event tally turns
- * the count into `sent`. The failure of the event's write right after the provider call is that
+ * that dies there leaves the record SENDING with no `email.sent`, and that recipient is not sent
+ * again while it may have been mailed: it counts as `unknown` until SES's Send event for it
+ * settles it (after a grace period no live sender outlasts) with that same event, and the
+ * campaign's settle turns the count into `sent`. The failure of the event's write right after the provider call is that
  * case, seen from the store.
  * test/crash/campaign.test.ts kills the runtime process there for real.
  */
@@ -116,18 +116,26 @@ describe('a fan-out that crashes', () => {
       expect(done).toMatchObject({ status: 'SENT', totalRecipients: 12 });
       const run = await campaignRun(rt, p.projectId, c.id);
       expect(run).toMatchObject({ state: 'finished', recipients: 12, failed: 0 });
-      // The fan-out counted the recipient whose outcome it lost as unknown (its SES Send event
-      // waits out the grace period before it settles anything).
+      // The fan-out counted the recipient whose outcome it lost as unknown, unless its SES Send
+      // event settled it while the runner that found its claim waited for its outcome (the queue's
+      // delays are short here: the grace period lasts a few seconds).
       expect(run!.sent + run!.unknown).toBe(12);
-      expect(run!.unknown).toBe(unknown);
+      expect(run!.unknown).toBeLessThanOrEqual(unknown);
+      expect((await p.api('GET', `/campaigns/${c.id}/stats`)).body.data.unknownCount).toBe(run!.unknown);
 
-      // Its SES Send event settles it once no sender can be alive; the tally moves the count.
+      // Its SES Send event settles it once no sender can be alive, and the campaign's settle moves
+      // the count.
       await rt.runtime.clock.advance(SENDING_GRACE_MS / 1000 + 1);
       await rt.drain({ timeoutMs: 30_000 });
       await rt.runtime.clock.advance(TALLY_SETTLE_MS / 1000 + 1);
       await runTally(rt.deps, p.projectId);
       expect((await p.api('GET', `/campaigns/${c.id}`)).body).toMatchObject({ sentCount: 12 });
-      expect(await campaignRun(rt, p.projectId, c.id)).toMatchObject({ sent: 12, unknown: 0 });
+      expect(await campaignRun(rt, p.projectId, c.id)).toMatchObject({
+        sent: 12,
+        unknown: 0,
+        unknownIds: [],
+      });
+      expect((await p.api('GET', `/campaigns/${c.id}/stats`)).body.data).toMatchObject({ unknownCount: 0 });
       const events = await Promise.all(contacts.map((x) => contactEvents(rt, x.id, p.projectId)));
       const sentEvents = events.map((list) => list.filter((e) => e.name === 'email.sent').length);
       expect(sentEvents).toEqual(contacts.map(() => 1));

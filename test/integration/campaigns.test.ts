@@ -592,6 +592,7 @@ describe('GET /campaigns/{id}/stats', () => {
         openedCount: 0,
         clickedCount: 0,
         bouncedCount: 0,
+        unknownCount: 0,
         complainedCount: 0,
         unsubscribedCount: 0,
         openRate: 0,

@@ -273,6 +273,11 @@ export class MailSink implements MailerPort {
     return entry ? this.rawOf(entry) : undefined;
   }
 
+  /** The ids of every kept message, oldest first (nothing parsed). */
+  messageIds(): string[] {
+    return [...this.entries.keys()];
+  }
+
   get size(): number {
     return this.entries.size;
   }

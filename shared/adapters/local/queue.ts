@@ -184,6 +184,11 @@ export class LocalQueue implements QueuePort {
     }
   }
 
+  /** Every message is delivered once more after it completes (`redeliverEachMessage`). */
+  get redeliversEachMessage(): boolean {
+    return this.redeliverEachMessage;
+  }
+
   async send(queue: string, message: QueueMessage, options: SendOptions = {}): Promise<void> {
     const state = this.state(queue);
     const body = JSON.stringify(message);

@@ -8,6 +8,7 @@
 import { sesEventJobMessage } from '../../email-events/messages';
 import { enqueue } from '../../jobs/registry';
 import type { QueuePort } from '../../ports';
+import { consoleLogger, type LocalLogger } from './log';
 import type { MailSink, SinkMessage } from './mail-sink';
 
 export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
@@ -205,7 +206,9 @@ export const SES_EVENT_DELAY_S = 1;
 
 /**
  * Hands SES-shaped events of a sink message to the jobs queue as `ses.event` jobs (the job the
- * topic's deliveries become on AWS) and keeps them beside the message for the mail page.
+ * topic's deliveries become on AWS) and keeps them beside the message for the mail page. All
+ * are queued (each durably, in the queue's journal) before any is kept, so a message with an
+ * event kept has had all its events queued (see `publishSinkEvents`).
  */
 export async function publishSesEvents(
   sink: Pick<MailSink, 'recordEvent'>,
@@ -214,7 +217,6 @@ export async function publishSesEvents(
   events: readonly SesEvent[],
 ): Promise<void> {
   for (const event of events) {
-    sink.recordEvent(messageId, event);
     await enqueue(
       { queue },
       sesEventJobMessage,
@@ -222,18 +224,39 @@ export async function publishSesEvents(
       { delaySeconds: SES_EVENT_DELAY_S },
     );
   }
+  for (const event of events) sink.recordEvent(messageId, event);
 }
 
-/** Makes the sink publish, for every message it accepts, the events SES would. */
-export function publishSinkEvents(sink: MailSink, queue: QueuePort): () => void {
+/**
+ * Makes the sink publish, for every message it accepts, the events SES would.
+ *
+ * SES publishes a Send event for every message it accepts, and a campaign relies on that: a claim
+ * with no Send event after the grace period never reached SES and is sent again
+ * (shared/campaigns/settle.ts). The sink's acceptance (its index line) and the queueing of its
+ * events are two writes, so a process killed between them would leave a message accepted with no
+ * Send event; at start, every kept message with no event kept has its events published, and the
+ * acceptance and its Send event are durable together (a Send event published twice is applied
+ * once: its identity is its message's).
+ */
+export function publishSinkEvents(sink: MailSink, queue: QueuePort, logger?: LocalLogger): () => void {
   // The outcome (delivery, bounce, complaint) a second after the sink accepted the message, as
   // SES reports it after its own hand-over, so it never precedes the sender's `email.sent`.
-  return sink.onSent((message) =>
+  const publish = (message: SinkMessage) =>
     publishSesEvents(
       sink,
       queue,
       message.id,
       sesEventsFor(message, { at: new Date(Date.parse(message.createdAt) + SES_EVENT_DELAY_S * 1000) }),
-    ),
+    );
+  const stop = sink.onSent(publish);
+  void (async () => {
+    for (const id of sink.messageIds()) {
+      if (sink.eventsOf(id).length > 0) continue;
+      const message = await sink.get(id);
+      if (message) await publish(message);
+    }
+  })().catch((error: unknown) =>
+    (logger ?? consoleLogger).error('[mail] publishing the events of accepted messages failed', error),
   );
+  return stop;
 }
