@@ -244,8 +244,7 @@ export class StatelessStack extends Stack {
       throw new Error(`The fallback group ${manifest.fallbackGroup} is not a route group`);
     }
 
-    // Queue workers: a batch's records run at the same time inside, partial batch failures reported,
-    // concurrency capped; no batching window (shared/manifest.ts says why).
+    // Queue workers: one record at a time inside, partial batch failures reported, concurrency capped.
     for (const def of manifest.queues) {
       const workQueue = this.stateful.queues.get(def.name)!;
       const { settings } = workQueue;

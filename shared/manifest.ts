@@ -542,21 +542,21 @@ const manifestData = {
     {
       name: 'jobs',
       handler: 'functions/queues/jobs/index.ts',
-      // Fairness on the one queue: a long job must not hold up short ones. The records of a batch
-      // run at the same time (shared/jobs/registry.ts), so a small job never waits behind an import
-      // chunk of its own batch, and five invocations run at once, so a small job arriving while
-      // they are all busy waits only for the first of them to end (a long message ends its
-      // budgeted share, about 20 s, and hands over). Five is the number of batches Lambda starts
-      // polling with, so the cap is reached without waiting for scale-out, and it leaves most of a
-      // new account's small concurrency quota to the API. (test/integration/jobs-fairness.test.ts)
-      // Cost: up to 10 records per invocation, so that SES's events (two or more per mail, by the
-      // thousand during a campaign) share an invocation ($0.20 per million) and a receive and a
-      // delete ($0.40 per million SQS requests each) when several are waiting, instead of one
-      // each. No batching window: Lambda invokes with what one receive returns, so no job waits
-      // for a batch to fill (a window of W seconds would delay every job on a quiet queue by up
-      // to W, and each hop of a chained job, such as an import's next chunk, again). Nothing
-      // changes at idle (the same queue and pollers).
-      batchSize: 10,
+      // Fairness on the one queue: a long job must not hold up short ones. One record per
+      // invocation, so a small job never waits behind an import chunk of its own batch (a batch's
+      // records run one after another), and five invocations at once, so it takes a free slot
+      // beside up to four running long messages. Only when five long messages run at once does it
+      // wait: for the first of them to end its budgeted share (about 20 s), after which it is
+      // received before their continuations, which were sent after it (SQS's best-effort order).
+      // Five is the number of batches Lambda starts polling with, so the cap is reached without
+      // waiting for scale-out, and it leaves most of a new account's small concurrency quota to
+      // the API. (test/integration/jobs-fairness.test.ts)
+      // Cost: nothing more at idle (the same one queue and pollers; a concurrency cap is not
+      // provisioned concurrency). Busy, each message gets its own invocation ($0.20 per million)
+      // and its own receive and delete ($0.40 per million SQS requests each) instead of sharing
+      // them with up to four others: at most about $0.80 more per million messages, while the
+      // GB-seconds stay the same (the same work, one record at a time either way).
+      batchSize: 1,
       maxConcurrency: 5,
       timeoutSeconds: 300,
       visibilityTimeoutSeconds: 1800,

@@ -133,8 +133,15 @@ export type InvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
 
 export interface JobsWorkerOptions {
   /**
+   * A record after the first is started only while at least this much of the invocation is
+   * left; the rest of the batch is reported as failed instead of being cut off by the timeout.
+   * At most a quarter of the invocation's time. @default 30000 (an import message works for
+   * about 20 s before handing over)
+   */
+  readonly startReserveMs?: number;
+  /**
    * A record still running this close to the invocation's timeout is given up (reported as
-   * failed), so that the response still reaches Lambda. At most a
+   * failed with the records after it), so that the response still reaches Lambda. At most a
    * tenth of the invocation's time. @default 2000
    */
   readonly returnMarginMs?: number;
@@ -148,19 +155,18 @@ export interface JobsWorkerOptions {
 /**
  * The jobs queue's handler: each record is parsed, normalized, validated and run on its own, and
  * the batch response names the records that failed, so one bad message never fails the others
- * (the event source mapping has `ReportBatchItemFailures`). The records of a batch run at the
- * same time, so a short job never waits behind a long one of its own batch: the jobs queue hands
- * up to 10 records to an invocation (the manifest says why), so that SES's events, which arrive
- * by the thousand during a campaign, share one invocation and one receive instead of one each.
- * Jobs already run alongside each other (several invocations at once), so none may assume it
- * runs alone.
+ * (the event source mapping has `ReportBatchItemFailures`). Records of a batch run one after
+ * another; the jobs queue hands one record to each invocation (`batchSize: 1` in the manifest, which
+ * says why), so a short job never waits behind a long one of the same batch.
  *
  * With an invocation context (Lambda always gives one) the worker also watches the clock: it
- * gives up a record that is still running `returnMarginMs` before the timeout. Those records are
- * reported in `batchItemFailures` rather than letting the whole batch time out, which would fail
- * every record of it, finished or not; such a record becomes visible again after the queue's
- * visibility timeout, so a queue that keeps timing out dead-letters it, which its receive count
- * and the "given up" log line make visible.
+ * starts no record once less than `startReserveMs` is left, and gives up a record that is still
+ * running `returnMarginMs` before the timeout. Those records are reported in `batchItemFailures`
+ * rather than letting the whole batch time out, which would fail every record of it, finished or
+ * not. A record reported this way counts a receive although it never ran (SQS counted it when
+ * Lambda received the batch), and becomes visible again after the queue's visibility timeout;
+ * a queue that keeps timing out can therefore dead-letter messages that never ran, which the
+ * dead letter's receive count and the "not started" log line make visible.
  *
  * An error an EventEmitter raises with no listener, or a promise rejected with no handler, is not
  * an error of the `await`ed job: Node raises it outside any `try`, and Lambda's runtime fails the
@@ -178,6 +184,7 @@ export function jobsWorker(
 ) {
   const byType = new Map(defs.map((d) => [d.type, d]));
   if (byType.size !== defs.length) throw new Error('Two job definitions share a type');
+  const startReserveMs = options.startReserveMs ?? 30_000;
   const returnMarginMs = options.returnMarginMs ?? 2_000;
   const maxReceiveCount = options.maxReceiveCount ?? JOBS_MAX_RECEIVES;
 
@@ -196,49 +203,64 @@ export function jobsWorker(
   };
 
   return async (event: SQSEvent, context?: InvocationContext): Promise<SQSBatchResponse> => {
-    const left =
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    const remaining =
       typeof context?.getRemainingTimeInMillis === 'function'
-        ? context.getRemainingTimeInMillis()
+        ? () => context.getRemainingTimeInMillis()
         : undefined;
-    // Bounded by the invocation's own length, so a short function still gets most of its time.
-    const budgetMs = left === undefined ? undefined : Math.max(0, left - Math.min(returnMarginMs, left / 10));
-    const outcomes = await Promise.all(
-      event.Records.map(async (record) => {
-        const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
-        const meta: JobMeta = {
+    const records = event.Records;
+    // Both bounded by the invocation's own length, so a short function still runs its batch.
+    const initial = remaining?.() ?? 0;
+    const reserveMs = Math.min(startReserveMs, initial / 4);
+    const marginMs = Math.min(returnMarginMs, initial / 10);
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+      const meta: JobMeta = {
+        messageId: record.messageId,
+        receiveCount,
+        lastAttempt: receiveCount >= maxReceiveCount,
+      };
+      const left = remaining?.();
+      if (i > 0 && left !== undefined && left < reserveMs) {
+        const skipped = records.slice(i);
+        log('warn', 'Jobs not started: the invocation is about to time out', {
+          messageIds: skipped.map((r) => r.messageId),
+          remainingMs: left,
+        });
+        for (const r of skipped) batchItemFailures.push({ itemIdentifier: r.messageId });
+        break;
+      }
+      let outcome: Outcome;
+      try {
+        // `Promise.resolve().then` turns a synchronous throw into this record's rejection too.
+        const work = Promise.resolve().then(() => runRecord(record, meta));
+        outcome =
+          left === undefined ? await settle(work) : await settleBy(work, Math.max(0, left - marginMs), meta);
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      if (outcome === 'timeout') {
+        const rest = records.slice(i);
+        log('error', 'Job given up: the invocation is about to time out', {
           messageId: record.messageId,
-          receiveCount,
-          lastAttempt: receiveCount >= maxReceiveCount,
-        };
-        let outcome: Outcome;
-        try {
-          // `Promise.resolve().then` turns a synchronous throw into this record's rejection too.
-          const work = Promise.resolve().then(() => runRecord(record, meta));
-          outcome = budgetMs === undefined ? await settle(work) : await settleBy(work, budgetMs, meta);
-        } catch (error) {
-          outcome = { ok: false, error };
-        }
-        if (outcome === 'timeout') {
-          log('error', 'Job given up: the invocation is about to time out', {
-            messageId: record.messageId,
-            receiveCount: meta.receiveCount,
-          });
-        } else if (!outcome.ok) {
-          log('error', 'Job failed', {
-            messageId: record.messageId,
-            receiveCount: meta.receiveCount,
-            error: errorMessage(outcome.error),
-            stack: sourceMappedStack(outcome.error),
-          });
-        }
-        return { record, failed: outcome === 'timeout' || !outcome.ok };
-      }),
-    );
-    return {
-      batchItemFailures: outcomes
-        .filter((o) => o.failed)
-        .map((o) => ({ itemIdentifier: o.record.messageId })),
-    };
+          receiveCount: meta.receiveCount,
+          notStarted: rest.slice(1).map((r) => r.messageId),
+        });
+        for (const r of rest) batchItemFailures.push({ itemIdentifier: r.messageId });
+        break;
+      }
+      if (!outcome.ok) {
+        log('error', 'Job failed', {
+          messageId: record.messageId,
+          receiveCount: meta.receiveCount,
+          error: errorMessage(outcome.error),
+          stack: sourceMappedStack(outcome.error),
+        });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
   };
 }
 

@@ -440,15 +440,6 @@ describe('queue workers', () => {
       });
     });
   }
-
-  it('jobs: hands up to 10 records to an invocation, with no batching window (no job waits for a batch to fill)', () => {
-    const mapping = mappings.find(
-      (m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: functionId('WorkerJobs') }),
-    );
-    expect(mapping?.Properties.BatchSize).toBe(10);
-    expect(mapping?.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
-    expect(mapping?.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
-  });
 });
 
 describe('schedules', () => {

@@ -71,22 +71,32 @@ describe('jobs worker: one record never fails the others', () => {
     expect(ran).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it("runs a batch's records at the same time: one that never settles holds none of the others", async () => {
-    const worker = jobsWorker({} as Deps, [step]);
-    const out = worker(
+  it('starts no record once the invocation is about to time out, and reports those not started', async () => {
+    // The first record uses up the time: after it, less than the reserve is left.
+    let left = 300_000;
+    const slow = defineJob({
+      type: 'slow',
+      schema: z.object({ type: z.literal('slow'), id: z.string() }),
+      run: async (_deps, m) => {
+        ran.push(m.id);
+        left = 10_000;
+      },
+    });
+    const worker = jobsWorker({} as Deps, [slow, step], [], { startReserveMs: 30_000 });
+    const out = await worker(
       batch(
-        record('a', { type: 'step', id: 'a', mode: 'hang' }),
+        record('a', { type: 'slow', id: 'a' }),
         record('b', { type: 'step', id: 'b' }),
         record('c', { type: 'step', id: 'c' }),
       ),
+      contextWith(() => left),
     );
-    // No context, so no deadline: the batch never ends, yet b and c have run.
-    await vi.waitFor(() => expect(ran).toEqual(['a', 'b', 'c']));
-    void out;
+    expect(ran).toEqual(['a']);
+    expect(failed(out)).toEqual(['b', 'c']);
   });
 
-  it('bounds the margin by the invocation: a short function still runs its whole batch', async () => {
-    const worker = jobsWorker({} as Deps, [step], [], { returnMarginMs: 30_000 });
+  it('bounds the reserve by the invocation: a short function still runs its whole batch', async () => {
+    const worker = jobsWorker({} as Deps, [step], [], { startReserveMs: 30_000 });
     const out = await worker(
       batch(record('a', { type: 'step', id: 'a' }), record('b', { type: 'step', id: 'b' })),
       contextWith(() => 5_000),
@@ -95,10 +105,10 @@ describe('jobs worker: one record never fails the others', () => {
     expect(failed(out)).toEqual([]);
   });
 
-  it('gives up a record still running near the timeout: it alone is reported', async () => {
+  it('gives up a record still running near the timeout: it and the rest are reported, earlier ones are not', async () => {
     const started = Date.now();
     const budget = 120;
-    const worker = jobsWorker({} as Deps, [step], [], { returnMarginMs: 20 });
+    const worker = jobsWorker({} as Deps, [step], [], { startReserveMs: 0, returnMarginMs: 20 });
     const out = await worker(
       batch(
         record('a', { type: 'step', id: 'a' }),
@@ -108,8 +118,8 @@ describe('jobs worker: one record never fails the others', () => {
       contextWith(() => Math.max(0, budget - (Date.now() - started))),
     );
     expect(Date.now() - started).toBeLessThan(budget);
-    expect(ran).toEqual(['a', 'b', 'c']);
-    expect(failed(out)).toEqual(['b']);
+    expect(ran).toEqual(['a', 'b']);
+    expect(failed(out)).toEqual(['b', 'c']);
   });
 
   it('logs, never raises, the later failure of a record it gave up on', async () => {
@@ -118,7 +128,7 @@ describe('jobs worker: one record never fails the others', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const started = Date.now();
-      const worker = jobsWorker({} as Deps, [step], [], { returnMarginMs: 0 });
+      const worker = jobsWorker({} as Deps, [step], [], { startReserveMs: 0, returnMarginMs: 0 });
       const out = await worker(
         batch(record('a', { type: 'step', id: 'a', mode: 'slow-then-reject' })),
         contextWith(() => Math.max(0, 30 - (Date.now() - started))),
