@@ -40,9 +40,7 @@ describe('an ALL campaign of 300 recipients', () => {
     }));
     const contacts = await seedProjectContacts(rt, p.projectId, [...subscribed, ...unsubscribed]);
     const c = await createCampaign(p, campaignBody(p.from));
-    const started = Date.now();
     const done = await sendNow(rt, p, c.id);
-    const elapsed = Date.now() - started;
 
     expect(done).toMatchObject({
       status: 'SENT',
@@ -62,8 +60,6 @@ describe('an ALL campaign of 300 recipients', () => {
       listed: true,
     });
     expect(rt.queue.deadLetters()).toEqual([]);
-    // A few seconds at most (the drain includes the event tally's delay).
-    expect(elapsed).toBeLessThan(25_000);
 
     // Each message as /v1/send makes it: personal data, MARKETING footer and list headers, tags.
     const [first] = await rt.mails({ to: 'big7@fanout.test' });

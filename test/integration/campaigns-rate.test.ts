@@ -1,7 +1,6 @@
 /**
  * The send rate through HTTP against the local runtime (SES_MAX_SEND_RATE=20): a campaign's
- * messages reach the mail sink at the rate, evenly spaced, and two campaigns sent at once share
- * it. The mail sink stamps each message with the runtime's clock when it is handed over, a write
+ * messages reach the mail sink no faster than the rate, and two campaigns sent at once share it. The mail sink stamps each message with the runtime's clock when it is handed over, a write
  * or two after its slot, so one message of jitter is allowed in a second; the limiter's own
  * guarantee is exact (test/unit/campaigns/send-rate.test.ts).
  */
@@ -36,10 +35,10 @@ describe('SES_MAX_SEND_RATE', () => {
     const times = (await rt.mails()).filter((m) => senders.has(m.from)).map((m) => Date.parse(m.createdAt));
     expect(times).toHaveLength(60);
     const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
-    // 60 messages at 20 a second: about three seconds, never faster.
+    // 60 messages at 20 a second: never faster, whatever the machine's load. (How close to the
+    // rate a campaign comes is a machine's speed, not a rule: bench:campaign measures it.)
     expect(maxInAnySecond(times)).toBeLessThanOrEqual(RATE + 1);
     expect(60 / (seconds + 1 / RATE)).toBeLessThanOrEqual(RATE * 1.05);
-    expect(60 / (seconds + 1 / RATE)).toBeGreaterThan(RATE * 0.8);
     for (const { p, id } of campaigns)
       expect((await p.api('GET', `/campaigns/${id}`)).body).toMatchObject({ status: 'SENT', sentCount: 30 });
   });
