@@ -180,31 +180,6 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     for (const m of handlers.missing)
       logger.warn(`[local] ${m.path} does not exist yet; ${m.kind} "${m.name}" is off`);
 
-    for (const def of manifest.queues) {
-      const handler = handlers.queues[def.name];
-      if (!handler) continue;
-      const fn = {
-        name: def.name,
-        memoryMb: defaults.memoryMb,
-        // The same limit the queue enforces, so getRemainingTimeInMillis() tells the truth.
-        timeoutMs:
-          timings.queueInvocationTimeoutMs ?? (def.timeoutSeconds ?? defaults.workerTimeoutSeconds) * 1000,
-      };
-      queue.setWorker(def.name, (event: SQSEvent) => handler(event, lambdaContext(fn)));
-    }
-    for (const def of manifest.schedules) {
-      const handler = handlers.schedules[def.name];
-      if (!handler) continue;
-      const fn = {
-        name: def.name,
-        memoryMb: defaults.memoryMb,
-        timeoutMs: defaults.workerTimeoutSeconds * 1000,
-      };
-      scheduler.addRecurring(def, (event: ScheduledEventLike) => handler(event, lambdaContext(fn)), {
-        start: options.recurringSchedules !== false,
-      });
-    }
-
     const seed = await seedProject(deps, {
       dataDir,
       secretKey: options.secretKey ?? rawEnv.SESAME_SECRET_KEY,
@@ -263,6 +238,34 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
     const main = await openGateway(handlers.http, options.port ?? 0);
     // Links in emails and uploaded images' URLs point at this runtime unless PUBLIC_BASE_URL says otherwise.
     config.publicBaseUrl ??= main.url;
+    // Workers and schedules start only now: a message resumed from the data folder (a restart
+    // after a crash) or a schedule that fires at once must find the runtime whole, its links' base
+    // URL included, rather than fail its receives before the gateway listens.
+    for (const def of manifest.queues) {
+      const handler = handlers.queues[def.name];
+      if (!handler) continue;
+      const fn = {
+        name: def.name,
+        memoryMb: defaults.memoryMb,
+        // The same limit the queue enforces, so getRemainingTimeInMillis() tells the truth.
+        timeoutMs:
+          timings.queueInvocationTimeoutMs ?? (def.timeoutSeconds ?? defaults.workerTimeoutSeconds) * 1000,
+      };
+      queue.setWorker(def.name, (event: SQSEvent) => handler(event, lambdaContext(fn)));
+    }
+    for (const def of manifest.schedules) {
+      const handler = handlers.schedules[def.name];
+      if (!handler) continue;
+      const fn = {
+        name: def.name,
+        memoryMb: defaults.memoryMb,
+        timeoutMs: defaults.workerTimeoutSeconds * 1000,
+      };
+      scheduler.addRecurring(def, (event: ScheduledEventLike) => handler(event, lambdaContext(fn)), {
+        start: options.recurringSchedules !== false,
+      });
+    }
+
 
     let stopping: Promise<void> | undefined;
     return {

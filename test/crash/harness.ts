@@ -15,10 +15,12 @@
  * Every child runs with SESAME_REDELIVER_EACH_MESSAGE=1 (every queue message delivered once more
  * after it completes; a test's `env`, or the variable in the test's own environment, may say 0).
  * Every child still running is killed after each test and after the file; data folders are
- * removed after the file (kept when CRASH_KEEP_DATA=1). Every wait is bounded in time.
+ * removed after the file (kept when CRASH_KEEP_DATA=1). Every wait is bounded in time. With
+ * CRASH_LOG_FILE set, every child's whole stdout and stderr are appended to that file (failure
+ * messages carry only the current child's tails).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
@@ -131,8 +133,10 @@ class Child {
       if (this.exited) resolveExit();
       else this.process.once('exit', () => resolveExit());
     });
+    const log = process.env.CRASH_LOG_FILE;
     this.process.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       this.err = tail(this.err + chunk);
+      if (log) appendFileSync(log, chunk);
     });
     this.ready = new Promise<CrashRuntime>((resolveReady, reject) => {
       let line = '';
@@ -151,6 +155,7 @@ class Child {
       this.process.once('exit', (code, signal) => fail(`runtime exited before ready (${code ?? signal})`));
       this.process.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
         this.out = tail(this.out + chunk);
+        if (log) appendFileSync(log, chunk);
         if (settled) return;
         line += chunk;
         const nl = line.indexOf('\n');
