@@ -2560,7 +2560,9 @@ export interface operations {
         content: {
           "application/json": {
             keys: {
+              /** The secret key's first 7 characters, nothing appended: `secretKey.startsWith(secretKeyPrefix)` */
               secretKeyPrefix: string;
+              /** The public key's first 7 characters, nothing appended: `publicKey.startsWith(publicKeyPrefix)` */
               publicKeyPrefix: string;
               rotatedAt: string | null;
             };
@@ -3701,7 +3703,9 @@ export interface operations {
         content: {
           "application/json": {
             keys: {
+              /** The secret key's first 7 characters, nothing appended: `secretKey.startsWith(secretKeyPrefix)` */
               secretKeyPrefix: string;
+              /** The public key's first 7 characters, nothing appended: `publicKey.startsWith(publicKeyPrefix)` */
               publicKeyPrefix: string;
               rotatedAt: string | null;
             };

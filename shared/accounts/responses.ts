@@ -39,7 +39,17 @@ export const memberListAnswer = z.array(member);
 export const invitedAnswer = z.object({ invited: z.string(), role, expiresAt: instant });
 
 export const securityAnswer = z.object({
-  keys: z.object({ secretKeyPrefix: z.string(), publicKeyPrefix: z.string(), rotatedAt: nullableInstant }),
+  keys: z.object({
+    secretKeyPrefix: z.string().register(z.globalRegistry, {
+      description:
+        "The secret key's first 7 characters, nothing appended: `secretKey.startsWith(secretKeyPrefix)`",
+    }),
+    publicKeyPrefix: z.string().register(z.globalRegistry, {
+      description:
+        "The public key's first 7 characters, nothing appended: `publicKey.startsWith(publicKeyPrefix)`",
+    }),
+    rotatedAt: nullableInstant,
+  }),
   members: z.array(member),
   lastLoginAt: nullableInstant,
 });

@@ -26,8 +26,17 @@ export interface ProjectKeys {
   readonly rotatedAt: string;
 }
 
-/** The first characters of a key, enough to tell keys apart, far too few to use. */
-export const keyPrefix = (raw: string) => `${raw.slice(0, 7)}...`;
+/** Characters of a key shown as its prefix: its kind (`sk_`, `pk_`) and four more. */
+export const KEY_PREFIX_LENGTH = 7;
+
+/**
+ * The first characters of a key, enough to tell keys apart, far too few to use: exactly the key's
+ * start, so that `key.startsWith(prefix)` tells which key it is.
+ */
+export const keyPrefix = (raw: string) => raw.slice(0, KEY_PREFIX_LENGTH);
+
+/** A stored prefix as shown: projects keyed before prefixes were exact stored them with `...` after. */
+const shownPrefix = (stored: string) => (stored.endsWith('...') ? stored.slice(0, -3) : stored);
 
 const keysOf = (secretKey: string, publicKey: string, at: string): ProjectKeys => ({
   secretKeyHash: hashKey(secretKey),
@@ -113,7 +122,13 @@ export async function createProject(
 
 export async function getProjectKeys(deps: StoreDeps, projectId: string): Promise<ProjectKeys | undefined> {
   const item = await deps.store.get(keys.project(projectId), { consistent: true });
-  return (item?.keys as ProjectKeys | undefined) ?? undefined;
+  const stored = item?.keys as ProjectKeys | undefined;
+  if (!stored) return undefined;
+  return {
+    ...stored,
+    secretKeyPrefix: shownPrefix(stored.secretKeyPrefix),
+    publicKeyPrefix: shownPrefix(stored.publicKeyPrefix),
+  };
 }
 
 export async function renameProject(deps: StoreDeps, projectId: string, name: string): Promise<void> {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { putMembership } from '../../shared/accounts/repository';
 import { seedVerifiedDomain } from '../../shared/domains/repository';
+import { keys as tableKeys } from '../../shared/table';
 import { uniqueEmail } from './helpers/contacts';
 import { settleEventCounts } from './helpers/events';
 import { type Json, useLocalRuntime } from './helpers/local';
@@ -122,10 +123,13 @@ describe('regenerate-keys', () => {
       }
       const after = await rt.api('GET', `/users/@me/projects/${pid}/security`, u.as);
       expect(after.body.keys).toEqual({
-        secretKeyPrefix: `${rotated.body.secretKey.slice(0, 7)}...`,
-        publicKeyPrefix: `${rotated.body.publicKey.slice(0, 7)}...`,
+        secretKeyPrefix: rotated.body.secretKey.slice(0, 7),
+        publicKeyPrefix: rotated.body.publicKey.slice(0, 7),
         rotatedAt: expect.any(String),
       });
+      // The prefixes are the keys' first characters, nothing appended.
+      expect(rotated.body.secretKey.startsWith(after.body.keys.secretKeyPrefix)).toBe(true);
+      expect(rotated.body.publicKey.startsWith(after.body.keys.publicKeyPrefix)).toBe(true);
       expect(after.body.keys.secretKeyPrefix).not.toBe(before.body.keys.secretKeyPrefix);
       expect(after.body.lastLoginAt).toEqual(expect.any(String));
     } finally {
@@ -178,5 +182,26 @@ describe('setup-state', () => {
     expect(sent.status).toBe(200);
     await rt.drain();
     expect((await state()).hasSentEmail).toBe(true);
+  });
+});
+
+describe('key prefixes', () => {
+  it('shows prefixes stored with "..." after them (projects keyed before) as the keys\' first characters', async () => {
+    const u = await signup();
+    const made = await rt.api('POST', '/users/@me/projects', { ...u.as, body: { name: 'Older' } });
+    expect(made.status).toBe(201);
+    const id: string = made.body.project.id;
+    const project = await rt.deps.store.get(tableKeys.project(id), { consistent: true });
+    const stored = project!.keys as Record<string, string>;
+    await rt.deps.store.write({
+      update: tableKeys.project(id),
+      expression: 'SET #keys.#s = :s, #keys.#p = :p',
+      names: { '#keys': 'keys', '#s': 'secretKeyPrefix', '#p': 'publicKeyPrefix' },
+      values: { ':s': `${stored.secretKeyPrefix}...`, ':p': `${stored.publicKeyPrefix}...` },
+    });
+    const security = await rt.api('GET', `/users/@me/projects/${id}/security`, u.as);
+    expect(security.status, security.text).toBe(200);
+    expect(security.body.keys.secretKeyPrefix).toBe(made.body.keys.secretKey.slice(0, 7));
+    expect(security.body.keys.publicKeyPrefix).toBe(made.body.keys.publicKey.slice(0, 7));
   });
 });
