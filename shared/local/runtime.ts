@@ -266,7 +266,6 @@ export async function startLocal(options: StartLocalOptions = {}): Promise<Local
       });
     }
 
-
     let stopping: Promise<void> | undefined;
     return {
       url: main.url,

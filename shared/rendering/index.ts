@@ -6,6 +6,7 @@
 import { convert } from 'html-to-text';
 import type { ContactData } from '../contacts/data';
 import { type FieldIssue, validationError } from '../errors';
+import { languageOf } from '../i18n/locale';
 import { MAX_SUBJECT_CHARS } from './limits';
 import {
   type CompiledTemplate,
@@ -37,7 +38,10 @@ export interface SubscriptionLinks {
 /**
  * The variables of one message: the contact's data merged with the request's data (stored and
  * one-off values; see `mergeForRender`), also reachable as `data` for bracket lookups
- * (`data[first name]`), plus `email`, `id` and the signed links, which win over any data key.
+ * (`data[first name]`), plus `email`, `id`, the signed links and `locale`, which win over any data
+ * key. `locale` is the language Sesame writes the message's own texts in (its footer, the pages
+ * its links open): `data.locale` matched to the catalogue (`fr-CA` is `fr`; none, an invalid tag
+ * or a language not shipped is `en`, shared/i18n); the stored tag stays `data.locale`.
  */
 export function templateVariables(input: {
   readonly data: ContactData;
@@ -53,6 +57,7 @@ export function templateVariables(input: {
     unsubscribeUrl: input.links.unsubscribeUrl,
     subscribeUrl: input.links.subscribeUrl,
     manageUrl: input.links.manageUrl,
+    locale: languageOf(input.data.locale),
   };
 }
 

@@ -36,8 +36,11 @@ export interface DerivedText {
 export interface DerivedBody {
   readonly parts: ReadonlyArray<string | Template>;
   readonly outputs: number;
-  /** The text template of the body, and of the body with the footer (its URL the last value). */
-  readonly text: { plain?: DerivedText | null; footer?: DerivedText | null };
+  /** The text template of the body, and of the body with the footer in each language (its URL the last value). */
+  readonly text: {
+    plain?: DerivedText | null;
+    [footerLanguage: `footer:${string}`]: DerivedText | null | undefined;
+  };
 }
 
 /** The body's literal parts and outputs; undefined when it has tags (or our sentinels). */

@@ -9,6 +9,8 @@
 import type { SendCategory } from '../billing/repository';
 import { type DataPatch, mergeForRender } from '../contacts/data';
 import type { ContactRecord } from '../contacts/repository';
+import { DEFAULT_LANGUAGE } from '../i18n/catalogue';
+import { languageOf, messagesOf } from '../i18n/locale';
 import {
   type CompiledTemplate,
   htmlToText,
@@ -26,6 +28,7 @@ import {
 } from '../rendering/text-template';
 import { literalUnsafeUrls, neutralizeUrls } from '../rendering/urls';
 import { type LinkSettings, subscriptionLinks } from '../subscriptions/links';
+import { escapeHtml } from '../subscriptions/pages';
 import type { TemplateType } from '../templates/schemas';
 import { buildMimeLean, type MimeAttachment } from './mime';
 import { type EmailIds, type OutcomeDeps, recordFailure, type SentEmail } from './outcomes';
@@ -181,8 +184,9 @@ export async function renderMessage(
 ): Promise<RenderedMessage> {
   const { to, contact } = recipient;
   const links = subscriptionLinks(content.links, projectId, contact.id);
+  const data = recipient.data ? mergeForRender(contact.data, recipient.data) : contact.data;
   const variables = templateVariables({
-    data: recipient.data ? mergeForRender(contact.data, recipient.data) : contact.data,
+    data,
     email: to.email,
     contactId: contact.id,
     links,
@@ -192,7 +196,12 @@ export async function renderMessage(
   try {
     subject = await renderSubject(content.subject, variables);
     const footer = content.type === 'MARKETING' && !content.bodyHasUnsubscribeLink;
-    const { html, text } = await renderContent(content, variables, footer ? links.unsubscribeUrl : undefined);
+    const { html, text } = await renderContent(
+      content,
+      variables,
+      footer ? links.unsubscribeUrl : undefined,
+      languageOf(data.locale),
+    );
     raw = await buildMimeLean({
       from: content.from,
       to,
@@ -236,8 +245,9 @@ export async function renderContent(
   content: EmailContent,
   variables: Record<string, unknown>,
   footerUrl: string | undefined,
+  language: string = DEFAULT_LANGUAGE,
 ): Promise<{ html: string; text: string }> {
-  const rendered = await renderUnchecked(content, variables, footerUrl);
+  const rendered = await renderUnchecked(content, variables, footerUrl, language);
   let literals = literalUrls.get(content.body);
   if (!literals) {
     literals = literalUnsafeUrls(content.body.source);
@@ -254,7 +264,9 @@ async function renderUnchecked(
   content: EmailContent,
   variables: Record<string, unknown>,
   footerUrl: string | undefined,
+  language: string,
 ): Promise<{ html: string; text: string }> {
+  const footer = (html: string, url: string) => withFooter(html, url, language);
   let body = derivedBodies.get(content);
   if (body === undefined && (plainUses.get(content) ?? 0) < DERIVE_AFTER_MESSAGES) {
     plainUses.set(content, (plainUses.get(content) ?? 0) + 1);
@@ -263,10 +275,11 @@ async function renderUnchecked(
     derivedBodies.set(content, body);
   }
   if (body) {
-    const key = footerUrl === undefined ? 'plain' : 'footer';
+    // One text template per footer language: the footer's words are part of it.
+    const key: 'plain' | `footer:${string}` = footerUrl === undefined ? 'plain' : `footer:${language}`;
     let derived = body.text[key];
     if (derived === undefined) {
-      derived = deriveText(body, footerUrl === undefined ? undefined : withFooter);
+      derived = deriveText(body, footerUrl === undefined ? undefined : footer);
       body.text[key] = derived;
     }
     if (derived) {
@@ -278,23 +291,31 @@ async function renderUnchecked(
         if (!(error instanceof RenderError)) throw error;
       }
       if (rendered) {
-        const html = footerUrl === undefined ? rendered.html : withFooter(rendered.html, footerUrl);
+        const html = footerUrl === undefined ? rendered.html : footer(rendered.html, footerUrl);
         const text = textFromValues(derived, rendered.values, footerUrl);
         return { html, text: text ?? htmlToText(html) };
       }
     }
   }
   let html = await render(content.body, variables);
-  if (footerUrl !== undefined) html = withFooter(html, footerUrl);
+  if (footerUrl !== undefined) html = footer(html, footerUrl);
   return { html, text: htmlToText(html) };
 }
 
-/** Appends the unsubscribe footer before `</body>` (or at the end). */
-export function withFooter(html: string, unsubscribeUrl: string): string {
+/**
+ * Appends the unsubscribe footer before `</body>` (or at the end), in `language` (a catalogue
+ * tag, shared/i18n: the recipient's `data.locale`).
+ */
+export function withFooter(
+  html: string,
+  unsubscribeUrl: string,
+  language: string = DEFAULT_LANGUAGE,
+): string {
   const href = unsubscribeUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const t = messagesOf(language);
   const footer =
     '<p style="margin-top:32px;font-size:12px;color:#6b7280;text-align:center">' +
-    `You received this email because you subscribed. <a href="${href}">Unsubscribe</a></p>`;
+    `${escapeHtml(t.footer)} <a href="${href}">${escapeHtml(t.footerLink)}</a></p>`;
   const at = html.search(/<\/body\s*>/i);
   return at < 0 ? `${html}${footer}` : `${html.slice(0, at)}${footer}${html.slice(at)}`;
 }

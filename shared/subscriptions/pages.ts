@@ -4,6 +4,8 @@
  * keep the token out of Referer headers.
  */
 import type { HttpResult } from '../http/response';
+import type { Messages } from '../i18n/catalogue';
+import { messagesOf } from '../i18n/locale';
 import type { LinkAction } from './links';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
@@ -33,9 +35,9 @@ const STYLE =
   'button{font-size:15px;padding:10px 18px;border-radius:6px;border:1px solid #111827;background:#111827;' +
   'color:#fff;cursor:pointer}button.secondary{background:#fff;color:#111827}form{margin-top:24px}';
 
-function page(statusCode: number, title: string, content: string): HttpResult {
+function page(statusCode: number, language: string, title: string, content: string): HttpResult {
   const body =
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    `<!doctype html><html lang="${escapeHtml(language)}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width,initial-scale=1">' +
     '<meta name="robots" content="noindex">' +
     `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
@@ -62,47 +64,66 @@ export interface SubscriptionView {
   readonly managePath: string;
   /** Set after a POST: what just happened. */
   readonly changed?: 'subscribed' | 'unsubscribed' | 'unchanged';
+  /** The catalogue language the page is written in (i18n/locale.ts). */
+  readonly language: string;
+}
+
+/** A catalogue text with `{email}` as the address in bold, escaped. */
+function withEmail(text: string, email: string): string {
+  return text
+    .split('{email}')
+    .map((part) => escapeHtml(part))
+    .join(`<strong>${escapeHtml(email)}</strong>`);
 }
 
 export function subscriptionPage(view: SubscriptionView): HttpResult {
-  const email = `<strong>${escapeHtml(view.email)}</strong>`;
-  const state = view.subscribed
-    ? `<p>${email} is subscribed to these emails.</p>`
-    : `<p>${email} is unsubscribed and will not receive these emails.</p>`;
-  let title = view.subscribed ? 'You are subscribed' : 'You are unsubscribed';
+  const t = messagesOf(view.language);
+  const state = `<p>${withEmail(view.subscribed ? t.stateSubscribed : t.stateUnsubscribed, view.email)}</p>`;
+  let title = view.subscribed ? t.titleSubscribed : t.titleUnsubscribed;
   let note = '';
   if (view.changed === 'unsubscribed') {
-    title = 'You have been unsubscribed';
-    note = '<p>Changed your mind? You can subscribe again below.</p>';
+    title = t.titleJustUnsubscribed;
+    note = `<p>${escapeHtml(t.noteChangedMind)}</p>`;
   } else if (view.changed === 'subscribed') {
-    title = 'You are subscribed again';
+    title = t.titleSubscribedAgain;
   }
   let action = '';
   if (view.changed !== undefined) {
     // After a change, offer the opposite through the manage link (this link may allow only one way).
     action = view.subscribed
-      ? form(view.managePath, 'unsubscribe', 'Unsubscribe', true)
-      : form(view.managePath, 'subscribe', 'Subscribe again', true);
+      ? form(view.managePath, 'unsubscribe', t.buttonUnsubscribe, true)
+      : form(view.managePath, 'subscribe', t.buttonSubscribeAgain, true);
   } else if (view.action === 'unsubscribe') {
-    title = view.subscribed ? 'Unsubscribe' : title;
-    action = view.subscribed ? form(view.selfPath, 'unsubscribe', 'Unsubscribe') : '';
+    title = view.subscribed ? t.titleUnsubscribe : title;
+    action = view.subscribed ? form(view.selfPath, 'unsubscribe', t.buttonUnsubscribe) : '';
   } else if (view.action === 'subscribe') {
-    title = view.subscribed ? title : 'Subscribe';
-    action = view.subscribed ? '' : form(view.selfPath, 'subscribe', 'Subscribe');
+    title = view.subscribed ? title : t.titleSubscribe;
+    action = view.subscribed ? '' : form(view.selfPath, 'subscribe', t.buttonSubscribe);
   } else {
-    title = 'Manage your subscription';
+    title = t.titleManage;
     action = view.subscribed
-      ? form(view.selfPath, 'unsubscribe', 'Unsubscribe')
-      : form(view.selfPath, 'subscribe', 'Subscribe');
+      ? form(view.selfPath, 'unsubscribe', t.buttonUnsubscribe)
+      : form(view.selfPath, 'subscribe', t.buttonSubscribe);
   }
-  return page(200, title, `${state}${note}${action}`);
+  return page(200, view.language, title, `${state}${note}${action}`);
 }
 
+/** The catalogue's error texts an error page shows. */
+export type PageError =
+  | 'linkMalformed'
+  | 'linkInvalid'
+  | 'subscriptionGone'
+  | 'actionMissing'
+  | 'linkCannotSubscribe'
+  | 'linkCannotUnsubscribe';
+
 /** An error page: the link is malformed (400), unknown or forged (404), or cannot do that (400). */
-export function errorPage(statusCode: 400 | 404, message: string): HttpResult {
+export function errorPage(statusCode: 400 | 404, message: PageError, language: string): HttpResult {
+  const t: Messages = messagesOf(language);
   return page(
     statusCode,
-    statusCode === 404 ? 'Link not found' : 'Invalid request',
-    `<p>${escapeHtml(message)}</p>`,
+    language,
+    statusCode === 404 ? t.titleNotFound : t.titleInvalid,
+    `<p>${escapeHtml(t[message])}</p>`,
   );
 }

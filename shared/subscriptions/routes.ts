@@ -10,6 +10,7 @@ import { findContact, patchContact } from '../contacts/service';
 import { AppError } from '../errors';
 import type { HttpResult } from '../http/response';
 import type { ApiRequest, OpenRouteImpl } from '../http/stack';
+import { languageOf, languageOfAcceptLanguage } from '../i18n/locale';
 import type { Deps } from '../ports';
 import {
   type LinkAction,
@@ -37,15 +38,19 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
   /** The claims and live contact of a token, or the error page to answer. */
   async function resolve(
     req: ApiRequest,
-  ): Promise<{ error: HttpResult } | { token: string; claims: LinkClaims; contact: ContactRecord }> {
+  ): Promise<
+    { error: HttpResult } | { token: string; claims: LinkClaims; contact: ContactRecord; language: string }
+  > {
+    // Before the contact is known, the browser's language; then the contact's own.
+    const browser = languageOfAcceptLanguage(req.headers['accept-language']);
     const token = req.params.token ?? '';
-    if (!looksLikeToken(token)) return { error: errorPage(400, 'This link is malformed.') };
+    if (!looksLikeToken(token)) return { error: errorPage(400, 'linkMalformed', browser) };
     const claims = verifyToken(await secret(), token);
-    if (!claims)
-      return { error: errorPage(404, 'This link is not valid. Use the link from your most recent email.') };
+    if (!claims) return { error: errorPage(404, 'linkInvalid', browser) };
     const contact = await findContact(deps, claims.projectId, claims.contactId);
-    if (!contact) return { error: errorPage(404, 'This subscription no longer exists.') };
-    return { token, claims, contact };
+    if (!contact) return { error: errorPage(404, 'subscriptionGone', browser) };
+    const language = contact.data.locale === undefined ? browser : languageOf(contact.data.locale);
+    return { token, claims, contact, language };
   }
 
   const view = async (token: string, claims: LinkClaims) => ({
@@ -63,10 +68,11 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       handler: async (req: ApiRequest) => {
         const found = await resolve(req);
         if ('error' in found) return found.error;
-        const { token, claims, contact } = found;
+        const { token, claims, contact, language } = found;
         return subscriptionPage({
           email: contact.email,
           subscribed: contact.subscribed,
+          language,
           ...(await view(token, claims)),
         });
       },
@@ -83,15 +89,19 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       handler: async (req: ApiRequest) => {
         const found = await resolve(req);
         if ('error' in found) return found.error;
-        const { token, claims, contact } = found;
+        const { token, claims, contact, language } = found;
         const fields = readForm(req);
         const oneClick = fields.get('List-Unsubscribe') === 'One-Click';
         const requested = oneClick ? 'unsubscribe' : fields.get('action');
         if (requested !== 'subscribe' && requested !== 'unsubscribe') {
-          return errorPage(400, 'Send action=subscribe or action=unsubscribe.');
+          return errorPage(400, 'actionMissing', language);
         }
         if (!ALLOWED[claims.action].includes(requested)) {
-          return errorPage(400, `This link cannot ${requested}.`);
+          return errorPage(
+            400,
+            requested === 'subscribe' ? 'linkCannotSubscribe' : 'linkCannotUnsubscribe',
+            language,
+          );
         }
         const subscribed = requested === 'subscribe';
         let changed: 'subscribed' | 'unsubscribed' | 'unchanged' = 'unchanged';
@@ -103,7 +113,7 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
             });
           } catch (error) {
             if (error instanceof AppError && error.statusCode === 404) {
-              return errorPage(404, 'This subscription no longer exists.');
+              return errorPage(404, 'subscriptionGone', language);
             }
             throw error;
           }
@@ -113,6 +123,7 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
           email: contact.email,
           subscribed,
           changed,
+          language,
           ...(await view(token, claims)),
         });
       },
