@@ -413,12 +413,20 @@ export interface operations {
             totalEvents: number;
             totalEmailsSent: number;
             totalEmailsDelivered: number;
+            /** Emails opened at least once (each email counts once however often it is opened) */
             totalEmailsOpened: number;
+            /** Emails with at least one click (each email counts once) */
             totalEmailsClicked: number;
             totalEmailsBounced: number;
             totalEmailsComplained: number;
             totalWorkflowsStarted: number;
+            /** Sesame's extension: every open, repeated opens of one email included */
+            totalOpens: number;
+            /** Sesame's extension: every click, repeated clicks of one email included */
+            totalClicks: number;
+            /** totalEmailsOpened as a percentage of totalEmailsSent (two decimals, 0 to 100) */
             openRate: number;
+            /** totalEmailsClicked as a percentage of totalEmailsSent (two decimals, 0 to 100) */
             clickRate: number;
           };
         };

@@ -54,15 +54,27 @@ export function activityTypeOf(name: string): string | undefined {
   return TRACKED_TYPE;
 }
 
-/** What one bucket counts: activity events, and each metric. */
-export type BucketCounts = Partial<Record<Metric | 'activity', number>>;
+/**
+ * Totals kept beside the metrics that count once per email: every open and every click
+ * (`email.opened` 4 times for one email is `opened` 1, `opens` 4).
+ */
+export const TOTAL_OF_METRIC: Partial<Record<Metric, 'opens' | 'clicks'>> = { opened: 'opens', clicked: 'clicks' };
 
-/** Adds one event to a bucket's counts. */
-export function countInto(bucket: Record<string, number>, name: string): void {
+/** What one bucket counts: activity events, each metric, and the totals. */
+export type BucketCounts = Partial<Record<Metric | 'activity' | 'opens' | 'clicks', number>>;
+
+/**
+ * Adds one event to a bucket's counts. `repeat`: an engagement event of an email that had one of
+ * its kind before (`EventRecord.repeat`): activity and totals only, its metric counted once per email.
+ */
+export function countInto(bucket: Record<string, number>, name: string, repeat = false): void {
   if (activityTypeOf(name) === undefined) return;
   bucket.activity = (bucket.activity ?? 0) + 1;
   const metric = (METRIC_OF_EVENT as Readonly<Record<string, Metric>>)[name];
-  if (metric) bucket[metric] = (bucket[metric] ?? 0) + 1;
+  if (!metric) return;
+  const total = TOTAL_OF_METRIC[metric];
+  if (total) bucket[total] = (bucket[total] ?? 0) + 1;
+  if (!repeat) bucket[metric] = (bucket[metric] ?? 0) + 1;
 }
 
 /** `2026-11-21T20:15:33.000Z` -> the minute `2026-11-21T20:15` and the day `2026-11-21`. */

@@ -17,13 +17,27 @@ export const activityStatsAnswer = z.object({
   totalEvents: z.number(),
   totalEmailsSent: z.number(),
   totalEmailsDelivered: z.number(),
-  totalEmailsOpened: z.number(),
-  totalEmailsClicked: z.number(),
+  totalEmailsOpened: z.number().register(z.globalRegistry, {
+    description: 'Emails opened at least once (each email counts once however often it is opened)',
+  }),
+  totalEmailsClicked: z.number().register(z.globalRegistry, {
+    description: 'Emails with at least one click (each email counts once)',
+  }),
   totalEmailsBounced: z.number(),
   totalEmailsComplained: z.number(),
   totalWorkflowsStarted: z.number(),
-  openRate: z.number(),
-  clickRate: z.number(),
+  totalOpens: z.number().register(z.globalRegistry, {
+    description: "Sesame's extension: every open, repeated opens of one email included",
+  }),
+  totalClicks: z.number().register(z.globalRegistry, {
+    description: "Sesame's extension: every click, repeated clicks of one email included",
+  }),
+  openRate: z.number().register(z.globalRegistry, {
+    description: 'totalEmailsOpened as a percentage of totalEmailsSent (two decimals, 0 to 100)',
+  }),
+  clickRate: z.number().register(z.globalRegistry, {
+    description: 'totalEmailsClicked as a percentage of totalEmailsSent (two decimals, 0 to 100)',
+  }),
 });
 
 export const recentCountAnswer = z.object({ count: z.number(), minutes: z.number() });

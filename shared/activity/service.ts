@@ -185,7 +185,11 @@ async function buckets(
 }
 
 const num = (item: Item | undefined, name: string) => Number(item?.[name] ?? 0);
-const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 100);
+/**
+ * `n` as a percentage of `of` (two decimals), 0 when `of` is 0, at most 100: opens in a window can
+ * belong to emails sent before it.
+ */
+const rate = (n: number, of: number) => (of === 0 ? 0 : Math.min(100, Math.round((n / of) * 10_000) / 100));
 
 /** `GET /activity/stats?days=`: totals of the last `days` UTC days (today included). */
 export async function activityStats(deps: Deps, projectId: string, days: number) {
@@ -193,6 +197,9 @@ export async function activityStats(deps: Deps, projectId: string, days: number)
   const from = new Date(now.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
   const items = await buckets(deps, keys.eventDaysPartition(projectId), from, now.toISOString().slice(0, 10));
   const total = (name: string) => [...items.values()].reduce((sum, item) => sum + num(item, name), 0);
+  // Every open and click; a day counted before the totals were kept has its metric as its total.
+  const all = (name: 'opens' | 'clicks', metric: 'opened' | 'clicked') =>
+    [...items.values()].reduce((sum, item) => sum + Math.max(num(item, name), num(item, metric)), 0);
   const sent = total('sent');
   return {
     totalEvents: total('activity'),
@@ -203,6 +210,8 @@ export async function activityStats(deps: Deps, projectId: string, days: number)
     totalEmailsBounced: total('bounced'),
     totalEmailsComplained: total('complained'),
     totalWorkflowsStarted: total('workflowsStarted'),
+    totalOpens: all('opens', 'opened'),
+    totalClicks: all('clicks', 'clicked'),
     openRate: rate(total('opened'), sent),
     clickRate: rate(total('clicked'), sent),
   };

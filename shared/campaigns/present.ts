@@ -86,7 +86,7 @@ export interface CampaignStats extends CampaignCounters {
   readonly unknownCount: number;
   readonly complainedCount: number;
   readonly unsubscribedCount: number;
-  /** Percentages of `sentCount` (two decimals), 0 when nothing was sent. */
+  /** Percentages of `sentCount` (two decimals, at most 100), 0 when nothing was sent. */
   readonly openRate: number;
   readonly clickRate: number;
   readonly bounceRate: number;
@@ -96,8 +96,9 @@ export interface CampaignStats extends CampaignCounters {
 /** A campaign's figures from its run's counters. */
 export function statsOf(record: CampaignRecord, run: CampaignRun | undefined): CampaignStats {
   const counters = countersOf(record, run);
+  // At most 100: a count can run ahead of `sentCount` while recipients are being settled.
   const rate = (n: number) =>
-    counters.sentCount === 0 ? 0 : Math.round((n / counters.sentCount) * 10_000) / 100;
+    counters.sentCount === 0 ? 0 : Math.min(100, Math.round((n / counters.sentCount) * 10_000) / 100);
   return {
     ...counters,
     unknownCount: run?.unknown ?? 0,

@@ -167,6 +167,8 @@ function lifecycleEvent(
     ...(campaignId && counts ? { campaignCounts: { campaignId, counts } } : {}),
     // The Send event that settles an email stands for its sender's `email.sent`.
     ...(how.settled && record.tallyUsage ? { tallyUsage: record.tallyUsage } : {}),
+    // A second open (click ...) of the email: in the feed and the totals, not in the unique metrics.
+    ...(how.first === false && metric ? { repeat: true as const } : {}),
   };
 }
 

@@ -101,6 +101,7 @@ const eventSchema = z.object({
     z.object({ campaignId: z.string().check(z.minLength(1)), counts: z.record(z.string(), z.number()) }),
   ),
   tallyUsage: z.optional(z.enum(SEND_CATEGORIES)),
+  repeat: z.optional(z.literal(true)),
 });
 
 /** The dispatch job's message, checked when `emit` enqueues it and when it runs (`jobs.ts`). */

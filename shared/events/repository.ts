@@ -40,6 +40,12 @@ export interface EventRecord {
    * email sent while its category had no cap): the tally adds it with the event's batch.
    */
   readonly tallyUsage?: SendCategory;
+  /**
+   * An engagement event of an email that had one of its kind before (a second open, a third
+   * click): the activity feed lists it and the totals count it, but the metrics that count once per
+   * email (`opened`, `clicked` ... in the stats, series and rates) do not.
+   */
+  readonly repeat?: true;
 }
 
 /** Hour buckets outlive the longest statistics window (30 days) by a margin. */
@@ -367,6 +373,7 @@ export interface TalliedEvent {
   readonly counted: boolean;
   readonly campaignCounts?: EventRecord['campaignCounts'];
   readonly tallyUsage?: SendCategory;
+  readonly repeat?: true;
 }
 
 /**
@@ -391,6 +398,7 @@ export async function eventsToTally(
         'counted',
         'campaignCounts',
         'tallyUsage',
+        'repeat',
         keyAttributes('eventsByTime').sortKey,
       ],
     },
@@ -406,6 +414,7 @@ export async function eventsToTally(
       counted: i.counted === true,
       ...(i.campaignCounts ? { campaignCounts: i.campaignCounts as EventRecord['campaignCounts'] } : {}),
       ...(typeof i.tallyUsage === 'string' ? { tallyUsage: i.tallyUsage as SendCategory } : {}),
+      ...(i.repeat === true ? { repeat: true as const } : {}),
     }))
     .filter((e) => e.position > q.after);
   return { events, cursor: out.cursor };

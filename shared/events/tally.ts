@@ -131,10 +131,11 @@ async function nextBatch(
       } else names[e.name] = { n: 1, first: seenAt, last: seenAt };
       const hour = hourOf(e.createdAt);
       hours[hour] = (hours[hour] ?? 0) + 1;
-      countInto(bucket(hourMetrics, hour), e.name);
-      countInto(bucket(days, dayOf(e.createdAt)), e.name);
+      const repeat = e.repeat === true;
+      countInto(bucket(hourMetrics, hour), e.name, repeat);
+      countInto(bucket(days, dayOf(e.createdAt)), e.name, repeat);
       const minute: Record<string, number> = {};
-      countInto(minute, e.name);
+      countInto(minute, e.name, repeat);
       if (minute.activity) minutes[minuteOf(e.createdAt)] = (minutes[minuteOf(e.createdAt)] ?? 0) + 1;
       if (e.campaignCounts) {
         const run = bucket(campaigns, e.campaignCounts.campaignId);

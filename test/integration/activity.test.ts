@@ -157,6 +157,8 @@ describe('the activity figures', () => {
       totalEmailsBounced: 1,
       totalEmailsComplained: 0,
       totalWorkflowsStarted: 0,
+      totalOpens: 1,
+      totalClicks: 0,
       openRate: 14.29,
       clickRate: 0,
     });
