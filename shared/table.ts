@@ -248,6 +248,11 @@ export const keys = {
   pendingDomainsIndex: 'DOMAINS#PENDING',
   pendingDomainSort: (checkedAt: string, projectId: string, domainId: string) =>
     `${checkedAt}#${projectId}#${domainId}`,
+  /**
+   * The version of the project's segment definitions: moved by every segment create, edit and
+   * delete, read by every contact write (shared/segments/evaluation.ts).
+   */
+  segmentsVersion: (projectId: string) => ({ pk: P(projectId), sk: '#SEGVERSION' }),
   /** Prefixes of project-level definitions, which may reference fields, events and templates. */
   definitionPrefixes: { segment: 'SEGMENT#', campaign: 'CAMPAIGN#', workflow: 'WORKFLOW#' } as const,
   segment: (projectId: string, segmentId: string) => ({ pk: P(projectId), sk: `SEGMENT#${segmentId}` }),

@@ -38,7 +38,10 @@ import {
 
 export type BuildDeps = Pick<Deps, 'store' | 'clock' | 'queue'>;
 
-/** Seconds between a new definition's two passes: past every instance's cached copy. */
+/**
+ * Seconds between a new definition's two passes: past every write that evaluated with the
+ * definitions before (they are read per write, by version, and kept at most `DEFINITIONS_TTL_MS`).
+ */
 export const SECOND_PASS_DELAY_S = Math.ceil(DEFINITIONS_TTL_MS / 1000) + 5;
 
 type BuildMessage = z.infer<typeof buildSegmentJobMessage.schema>;

@@ -1,6 +1,8 @@
 /**
  * Evaluating a project's dynamic segments on one contact: the definitions and field types an
- * instance keeps for a minute (as it keeps API keys and field types), and the facts beyond the
+ * instance keeps while the project's definitions version is unchanged (read on every use, one
+ * strongly consistent read, so an edit is seen by the next write of every instance) and at most a
+ * minute (field types, and a version bump a crash left unwritten), and the facts beyond the
  * contact's own fields that a condition may ask for, read from the contact's partition.
  *
  * Facts: `event.<name>` from the contact's events of that name, `email.<activity>` from its
@@ -25,7 +27,11 @@ import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
 import { listSegmentRecords, membershipsOf, type Segment, type SegmentRecord } from './repository';
 
-/** How long an instance trusts its copy of a project's segments: edits reach others within it. */
+/**
+ * How long an instance keeps its copy of a project's segments at most, while the definitions
+ * version holds: what bounds a change that did not move the version (a crash between a segment's
+ * write and the version's), and field types new since the copy.
+ */
 export const DEFINITIONS_TTL_MS = 60_000;
 
 /** A dynamic segment made ready for evaluation. */
@@ -83,28 +89,54 @@ export function inDependencyOrder(segments: readonly LiveSegment[]): LiveSegment
   return out;
 }
 
-const cache = new WeakMap<object, Map<string, { at: number; value: Promise<ProjectSegments> }>>();
+const cache = new WeakMap<
+  object,
+  Map<string, { at: number; version: number; value: Promise<ProjectSegments> }>
+>();
 
-/** The project's dynamic segments and field types, read at most once a minute per instance. */
-export function projectSegments(deps: StoreDeps & { clock: { now(): Date } }, projectId: string) {
+/** The project's segment definitions version (0 before its first segment change). */
+async function definitionsVersion(deps: StoreDeps, projectId: string): Promise<number> {
+  const item = await deps.store.get(keys.segmentsVersion(projectId), { consistent: true });
+  return Number(item?.v ?? 0);
+}
+
+/**
+ * Moves the project's definitions version on, after a segment's create, edit or delete is
+ * written: every instance's next `projectSegments` reloads. (Before the write, an instance could
+ * load the old definitions under the new version.)
+ */
+export async function bumpSegmentsVersion(deps: StoreDeps, projectId: string): Promise<void> {
+  await deps.store.write({
+    update: keys.segmentsVersion(projectId),
+    expression: 'SET entity = :entity ADD v :one',
+    values: { ':entity': 'segmentsVersion', ':one': 1 },
+  });
+  cache.get(deps.store)?.delete(projectId);
+}
+
+/**
+ * The project's dynamic segments and field types: this instance's copy while the project's
+ * definitions version is the one it was loaded at (one consistent read) and it is under a minute
+ * old, else loaded again.
+ */
+export async function projectSegments(
+  deps: StoreDeps & { clock: { now(): Date } },
+  projectId: string,
+): Promise<ProjectSegments> {
   let perStore = cache.get(deps.store);
   if (!perStore) {
     perStore = new Map();
     cache.set(deps.store, perStore);
   }
+  const version = await definitionsVersion(deps, projectId);
   const now = deps.clock.now().getTime();
   const hit = perStore.get(projectId);
-  if (hit && now - hit.at < DEFINITIONS_TTL_MS && now >= hit.at) return hit.value;
+  if (hit && hit.version === version && now - hit.at < DEFINITIONS_TTL_MS && now >= hit.at) return hit.value;
   const value = loadProjectSegments(deps, projectId);
   if (perStore.size > 1000) perStore.clear();
-  perStore.set(projectId, { at: now, value });
+  perStore.set(projectId, { at: now, version, value });
   value.catch(() => perStore.delete(projectId));
   return value;
-}
-
-/** Drops this instance's copy after it changed a segment, so its next write sees the change. */
-export function forgetProjectSegments(deps: StoreDeps, projectId: string): void {
-  cache.get(deps.store)?.delete(projectId);
 }
 
 async function loadProjectSegments(deps: StoreDeps, projectId: string): Promise<ProjectSegments> {

@@ -14,9 +14,11 @@
  * - Segments whose conditions read events or email activity, or compare with the current time,
  *   drift without contact writes: the periodic segment job re-evaluates them (`jobs.ts`).
  * - Creating a dynamic segment or changing its condition builds its membership over every contact
- *   (`jobs.ts`), and again once every instance's cached definitions have expired.
+ *   (`jobs.ts`), and again a minute later (a writer that evaluated with the definitions before).
  *
- * How stale it can be: an instance uses segment definitions up to `DEFINITIONS_TTL_MS` old, which
+ * How stale it can be: every write reads the project's definitions version (`projectSegments`), so
+ * it evaluates the definitions as of its read; a write that read them just before a change, and a
+ * version bump a crash left unwritten (definitions then up to `DEFINITIONS_TTL_MS` old), are what
  * the second build pass covers; a process that stops between a contact write and its membership
  * writes leaves them until the contact's next write (which compares with what is stored, so it
  * repairs them) or the segment's next build.

@@ -20,7 +20,7 @@ import type { Deps } from '../ports';
 import { sleep } from '../store/store';
 import { requestBuild } from './build';
 import { requestSegmentCleanup } from './cleanup';
-import { forgetProjectSegments, needsPeriodicWork } from './evaluation';
+import { bumpSegmentsVersion, needsPeriodicWork } from './evaluation';
 import {
   addMemberCounts,
   allMemberIds,
@@ -162,7 +162,7 @@ export async function createSegment(
   };
   if (!(await putNewSegment(deps, record, needsPeriodicWork(record))))
     throw new Error('A new segment id collided');
-  forgetProjectSegments(deps, projectId);
+  await bumpSegmentsVersion(deps, projectId);
   // A crash before this leaves the segment unbuilt; the periodic job starts its build.
   if (record.type === 'DYNAMIC') await requestBuild(deps, record);
   return present(record);
@@ -213,7 +213,7 @@ export async function patchSegment(
       version: current.version + 1,
     };
     if (!(await replaceSegment(deps, record, current.version, needsPeriodicWork(record)))) continue;
-    forgetProjectSegments(deps, projectId);
+    await bumpSegmentsVersion(deps, projectId);
     if (conditionChanged) await requestBuild(deps, record);
     return present(record);
   }
@@ -255,7 +255,7 @@ export async function deleteSegment(deps: SegmentDeps, projectId: string, segmen
   await requestSegmentCleanup(deps, projectId, segmentId);
   await deleteSegmentItem(deps, projectId, segmentId);
   await releaseSlug(deps, projectId, record.slug, segmentId);
-  forgetProjectSegments(deps, projectId);
+  await bumpSegmentsVersion(deps, projectId);
   return { id: segmentId, deleted: true as const };
 }
 
