@@ -58,7 +58,10 @@ export function activityTypeOf(name: string): string | undefined {
  * Totals kept beside the metrics that count once per email: every open and every click
  * (`email.opened` 4 times for one email is `opened` 1, `opens` 4).
  */
-export const TOTAL_OF_METRIC: Partial<Record<Metric, 'opens' | 'clicks'>> = { opened: 'opens', clicked: 'clicks' };
+export const TOTAL_OF_METRIC: Partial<Record<Metric, 'opens' | 'clicks'>> = {
+  opened: 'opens',
+  clicked: 'clicks',
+};
 
 /** What one bucket counts: activity events, each metric, and the totals. */
 export type BucketCounts = Partial<Record<Metric | 'activity' | 'opens' | 'clicks', number>>;
