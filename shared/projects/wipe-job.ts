@@ -27,7 +27,8 @@
  * sending reputation), the month's send counts (the caps' consumption, with the sends the event
  * tally had yet to count added as their events go) and the rate-limit windows (and the tally's
  * position).
- * The project item, members, keys, domains and billing stay. The contact counters are recounted
+ * The project item, members, keys, domains and billing stay, and so does the segment definitions
+ * version, moved on when segments are removed (shared/segments/evaluation.ts). The contact counters are recounted
  * afterwards (`contacts.recount`), so totals match whatever contacts were written while it ran.
  *
  * Schedules: a SCHEDULED campaign's schedule and an execution's delay or wait timeout schedule are
@@ -48,6 +49,7 @@ import { requestRecount } from '../contacts/messages';
 import { releaseClaim } from '../domains/repository';
 import { deleteEvents } from '../events/repository';
 import { type ChunkBudget, chunkedJob, type JobFailure } from '../jobs/chunked';
+import { bumpSegmentsVersion } from '../segments/evaluation';
 import type { Deps } from '../ports';
 import type { Item, Key } from '../store/store';
 import { keys } from '../table';
@@ -253,6 +255,12 @@ async function removeItems(deps: Deps, kind: WipeKind, pid: string, items: reado
   const sent = (item: Item) => kind === 'reset' && item.entity === 'event' && item.tallyUsage !== undefined;
   await deleteEvents(deps, pid, doomed.filter(sent).map(keyOf));
   await deps.store.batchDelete(doomed.filter((item) => !sent(item)).map(keyOf));
+  // A reset that removed segments moves the definitions version on (which it keeps: versions
+  // never go back), so that no instance's next contact write evaluates a removed segment.
+  const main = keys.projectPartition(pid);
+  const segment = (item: Item) =>
+    String(item.pk) === main && String(item.sk).startsWith(keys.definitionPrefixes.segment);
+  if (kind === 'reset' && doomed.some(segment)) await bumpSegmentsVersion(deps, pid);
   return doomed.length;
 }
 

@@ -453,13 +453,17 @@ describe('POST /users/@me/projects/{id}/reset', () => {
     // What is left in the table: the project item, its members, domains, billing, suppressions.
     const left = (await itemsOf(s.pid)).map(keyOf).sort();
     const kept = (k: string) =>
-      /^P#[^#]+ (#PROJECT|MEMBER#|DOMAIN#|DOMAINID#|BILLING#)/.test(k) ||
+      /^P#[^#]+ (#PROJECT|#SEGVERSION|MEMBER#|DOMAIN#|DOMAINID#|BILLING#)/.test(k) ||
       / ?P#[^ ]+#(SUPPRESSED|USAGE|RATE#\d+|EVTALLY) /.test(k) ||
       /#CSTATS /.test(k); // the recount writes the counters over, at zero
     expect(left.filter((k) => !kept(k))).toEqual([]);
     expect(left).toContain(`P#${s.pid} #PROJECT`);
     expect(left).toContain(`P#${s.pid} MEMBER#${s.admin.userId}`);
     expect(left).toContain(`P#${s.pid}#SUPPRESSED bounced@wipe.test`);
+    // The segment definitions version moved past the one segment's creation: no instance keeps
+    // evaluating the removed segment on its next contact write.
+    const version = (await itemsOf(s.pid)).find((i) => i.sk === '#SEGVERSION');
+    expect(Number(version?.v)).toBeGreaterThanOrEqual(2);
     // Counters read zero.
     for (const item of await itemsOf(s.pid))
       if (String(item.pk).endsWith('#CSTATS')) expect(Number(item.total ?? 0), keyOf(item)).toBe(0);
