@@ -49,8 +49,8 @@ import { requestRecount } from '../contacts/messages';
 import { releaseClaim } from '../domains/repository';
 import { deleteEvents } from '../events/repository';
 import { type ChunkBudget, chunkedJob, type JobFailure } from '../jobs/chunked';
-import { bumpSegmentsVersion } from '../segments/evaluation';
 import type { Deps } from '../ports';
+import { bumpSegmentsVersion } from '../segments/evaluation';
 import type { Item, Key } from '../store/store';
 import { keys } from '../table';
 import {
