@@ -1,8 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** Five tiers, each runnable alone (`npm run test:<tier>`); `npm test` runs them all. */
 export default defineConfig({
   test: {
+    // One file more than the cores: most files wait on their runtime's queue and timers much of
+    // the time, so a 2-core machine runs three at once (vitest's default would be one).
+    maxWorkers: availableParallelism() + 1,
     // The HTTP stack checks every request against the API reference's schemas (shared/http/schema-check.ts).
     env: { SESAME_CHECK_SCHEMAS: '1' },
     projects: [
