@@ -642,6 +642,7 @@ async function sendOne(
   const recipient = {
     to: { email: contact.email },
     contact,
+    emailId: ids.email,
     ...(at.tally ? { tallyUsage: 'campaigns' as const } : {}),
   };
   const message = await compose.renderMessage(projectId, content, recipient, deps.clock.now());

@@ -145,6 +145,7 @@ function lazyResender(deps: Deps, campaign: CampaignRecord, delivery: DeliveryPo
         const recipient = contact && {
           to: { email: record?.to ?? contact.email },
           contact,
+          emailId: ids.email,
           ...(record?.tallyUsage ? { tallyUsage: record.tallyUsage } : {}),
         };
         const message = recipient && (await compose.renderMessage(projectId, content, recipient, at));

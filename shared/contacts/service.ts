@@ -224,6 +224,7 @@ interface Change {
   readonly snoozedUntil?: string | null;
   readonly patch?: DataPatch;
   readonly source: string;
+  readonly origin?: SubscriptionOrigin;
   /** Where a chunked job sums its counter changes; counted at once without it. */
   readonly stats?: StatsDelta;
 }
@@ -246,13 +247,23 @@ async function updateRecord(
   const subscribed = change.subscribed ?? current.subscribed;
   let event: EventRecord | undefined;
   if (subscribed !== current.subscribed) {
+    const origin = change.origin;
     event = {
       id: deps.ids.uuid(),
       projectId,
       contactId: current.id,
       name: subscribed ? SUBSCRIBED_EVENT : UNSUBSCRIBED_EVENT,
-      data: { source: change.source },
+      data: {
+        source: change.source,
+        ...(origin ? { emailId: origin.emailId } : {}),
+        ...(origin?.campaignId ? { campaignId: origin.campaignId } : {}),
+      },
       createdAt: now,
+      // An unsubscribe through a campaign email's link counts for the campaign (once per email:
+      // the caller says whether this email has counted one before).
+      ...(!subscribed && origin?.campaignId && origin.credit
+        ? { campaignCounts: { campaignId: origin.campaignId, counts: { unsubscribed: 1 } } }
+        : {}),
     };
   }
   const email = change.email ?? current.email;
@@ -299,6 +310,15 @@ export async function getContact(deps: ContactDeps, projectId: string, contactId
   return present(record);
 }
 
+/** The email whose link made a subscription change, recorded on its event. */
+export interface SubscriptionOrigin {
+  readonly emailId: string;
+  /** The email's campaign, if it is a campaign's. */
+  readonly campaignId?: string;
+  /** An unsubscribe counts for the campaign (its email has not counted one before). */
+  readonly credit?: boolean;
+}
+
 export interface PatchInput {
   readonly email?: string;
   readonly subscribed?: boolean;
@@ -306,6 +326,8 @@ export interface PatchInput {
   readonly patch?: DataPatch;
   /** Recorded on a subscription event. @default 'api' */
   readonly source?: string;
+  /** Recorded on a subscription event: the email whose link made the change. */
+  readonly origin?: SubscriptionOrigin;
   /** Where a chunked job (bulk) sums its counter changes; counted at once without it. */
   readonly stats?: StatsDelta;
 }
@@ -329,6 +351,7 @@ export async function patchContact(
       snoozedUntil: input.snoozedUntil,
       patch: input.patch,
       source: input.source ?? 'api',
+      origin: input.origin,
       stats: input.stats,
     });
     if (!updated) continue;

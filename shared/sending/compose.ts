@@ -64,6 +64,11 @@ export interface Recipient {
   readonly suppressed?: boolean;
   /** Its send is counted by the event tally (`EmailRecord.tallyUsage`): the category had no cap. */
   readonly tallyUsage?: SendCategory;
+  /**
+   * The email this message is: its subscription links name it, so that an unsubscribe through
+   * them is credited to the email and its campaign. None for a test send.
+   */
+  readonly emailId?: string;
 }
 
 /** An email ready for the provider; its record is not written yet (`deliverEmail` does that first). */
@@ -111,7 +116,7 @@ export async function composeEmail(
     return { ...entry, status: 'skipped', reason: 'unsubscribed' };
   }
 
-  const message = await renderMessage(projectId, content, recipient, now);
+  const message = await renderMessage(projectId, content, { ...recipient, emailId: ids.email }, now);
   if (!message.ok) {
     const failure = { reason: message.reason, message: message.message, eventId: ids.failedEvent };
     return recordFailure(deps, { ...record, subject: message.subject }, failure, entry);
@@ -183,7 +188,7 @@ export async function renderMessage(
   now: Date,
 ): Promise<RenderedMessage> {
   const { to, contact } = recipient;
-  const links = subscriptionLinks(content.links, projectId, contact.id);
+  const links = subscriptionLinks(content.links, projectId, contact.id, recipient.emailId);
   const data = recipient.data ? mergeForRender(contact.data, recipient.data) : contact.data;
   const variables = templateVariables({
     data,

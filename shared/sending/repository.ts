@@ -53,6 +53,11 @@ export interface EmailRecord {
   /** The fan-out batch that claimed it (campaign emails only): counted with that batch alone. */
   readonly campaignBatch?: number;
   /**
+   * When an unsubscribe through this email's links was first counted for its campaign (campaign
+   * emails only, shared/subscriptions/routes.ts): later ones through it count no more.
+   */
+  readonly unsubscribeCreditedAt?: string;
+  /**
    * The identity of the SES Send event that settled it after its sender stopped while it was
    * SENDING (shared/email-events/repository.ts, `settleSending`); that event recorded `email.sent`.
    */
@@ -213,6 +218,20 @@ export async function getEmailRecord(
 ): Promise<EmailRecord | undefined> {
   const item = await deps.store.get(keys.emailMessage(projectId, emailId), options);
   return item ? emailRecordOf(item) : undefined;
+}
+
+/** Notes that an unsubscribe through the email's links counted for its campaign (once). */
+export async function markUnsubscribeCredited(
+  deps: StoreDeps & { clock: { now(): Date } },
+  projectId: string,
+  emailId: string,
+) {
+  await deps.store.writeIf({
+    update: keys.emailMessage(projectId, emailId),
+    expression: 'SET unsubscribeCreditedAt = :at',
+    if: 'attribute_exists(pk) AND attribute_not_exists(unsubscribeCreditedAt)',
+    values: { ':at': deps.clock.now().toISOString() },
+  });
 }
 
 /** A record from its item (a claim may leave `messageId` and `sentAt` out: null). */

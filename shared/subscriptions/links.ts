@@ -7,7 +7,9 @@
  *
  * Layout (base64url of bytes): version, action, then the two ids (16 bytes each when both are
  * UUIDs, which keeps links short; length-prefixed UTF-8 otherwise), then the first 16 bytes of
- * the MAC over everything before it.
+ * the MAC over everything before it. A link in a sent message also names its email (a third UUID,
+ * version 3), so that what the link does is credited to that email and its campaign; links
+ * without it (older mail, a test send) still work.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppConfig } from '../config/env';
@@ -19,12 +21,15 @@ export interface LinkClaims {
   readonly projectId: string;
   readonly contactId: string;
   readonly action: LinkAction;
+  /** The email whose message carried the link, when it was made for one. */
+  readonly emailId?: string;
 }
 
 const ACTIONS: readonly LinkAction[] = ['unsubscribe', 'subscribe', 'manage'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/; // lower case: decoding yields lower case
 const COMPACT = 1;
 const TEXT = 2;
+const COMPACT_EMAIL = 3;
 const MAC_BYTES = 16;
 const MAX_TOKEN_CHARS = 700;
 /** Domain separation: this key signs nothing else with this prefix. */
@@ -89,13 +94,15 @@ export function subscriptionUrl(settings: LinkSettings, claims: LinkClaims): str
   return `${settings.baseUrl}/v1/subscription/${signToken(settings.secret, claims)}`;
 }
 
-/** The three links of one contact. */
+/** The three links of one contact, naming `emailId` when they go in that email's message. */
 export function subscriptionLinks(
   settings: LinkSettings,
   projectId: string,
   contactId: string,
+  emailId?: string,
 ): SubscriptionLinks {
-  const url = (action: LinkAction) => subscriptionUrl(settings, { projectId, contactId, action });
+  const url = (action: LinkAction) =>
+    subscriptionUrl(settings, { projectId, contactId, action, ...(emailId ? { emailId } : {}) });
   return { unsubscribeUrl: url('unsubscribe'), subscribeUrl: url('subscribe'), manageUrl: url('manage') };
 }
 
@@ -106,6 +113,19 @@ function mac(secret: string, body: Buffer): Buffer {
 function encodeClaims(claims: LinkClaims): Buffer {
   const action = ACTIONS.indexOf(claims.action);
   if (action < 0) throw new Error(`Unknown link action ${claims.action}`);
+  if (
+    UUID.test(claims.projectId) &&
+    UUID.test(claims.contactId) &&
+    claims.emailId &&
+    UUID.test(claims.emailId)
+  ) {
+    return Buffer.concat([
+      Buffer.from([COMPACT_EMAIL, action]),
+      Buffer.from(claims.projectId.replace(/-/g, ''), 'hex'),
+      Buffer.from(claims.contactId.replace(/-/g, ''), 'hex'),
+      Buffer.from(claims.emailId.replace(/-/g, ''), 'hex'),
+    ]);
+  }
   if (UUID.test(claims.projectId) && UUID.test(claims.contactId)) {
     return Buffer.concat([
       Buffer.from([COMPACT, action]),
@@ -130,6 +150,15 @@ function decodeClaims(body: Buffer): LinkClaims | undefined {
   if (body[0] === COMPACT) {
     if (body.length !== 34) return undefined;
     return { projectId: uuid(body.subarray(2, 18)), contactId: uuid(body.subarray(18, 34)), action };
+  }
+  if (body[0] === COMPACT_EMAIL) {
+    if (body.length !== 50) return undefined;
+    return {
+      projectId: uuid(body.subarray(2, 18)),
+      contactId: uuid(body.subarray(18, 34)),
+      action,
+      emailId: uuid(body.subarray(34, 50)),
+    };
   }
   if (body[0] === TEXT) {
     const projectLength = body[2]!;

@@ -6,12 +6,13 @@
  * A malformed, forged or foreign token changes nothing.
  */
 import type { ContactRecord } from '../contacts/repository';
-import { findContact, patchContact } from '../contacts/service';
+import { findContact, patchContact, type SubscriptionOrigin } from '../contacts/service';
 import { AppError } from '../errors';
 import type { HttpResult } from '../http/response';
 import type { ApiRequest, OpenRouteImpl } from '../http/stack';
 import { languageOf, languageOfAcceptLanguage } from '../i18n/locale';
 import type { Deps } from '../ports';
+import { getEmailRecord, markUnsubscribeCredited } from '../sending/repository';
 import {
   type LinkAction,
   type LinkClaims,
@@ -106,11 +107,15 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
         const subscribed = requested === 'subscribe';
         let changed: 'subscribed' | 'unsubscribed' | 'unchanged' = 'unchanged';
         if (contact.subscribed !== subscribed) {
+          const origin = await originOf(deps, claims);
           try {
             await patchContact(deps, claims.projectId, claims.contactId, {
               subscribed,
               source: oneClick ? 'one_click_unsubscribe' : 'subscription_page',
+              ...(origin ? { origin } : {}),
             });
+            if (!subscribed && origin?.credit)
+              await markUnsubscribeCredited(deps, claims.projectId, origin.emailId);
           } catch (error) {
             if (error instanceof AppError && error.statusCode === 404) {
               return errorPage(404, 'subscriptionGone', language);
@@ -129,6 +134,23 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       },
     },
   ];
+}
+
+/**
+ * The email a link names, if it is one of the contact's: its campaign, and whether an unsubscribe
+ * through it counts for that campaign (not when one through the same email has counted already,
+ * a contact that subscribed again and unsubscribed again from the same message).
+ */
+async function originOf(deps: Deps, claims: LinkClaims): Promise<SubscriptionOrigin | undefined> {
+  if (!claims.emailId) return undefined;
+  const record = await getEmailRecord(deps, claims.projectId, claims.emailId);
+  if (!record || record.contactId !== claims.contactId) return undefined;
+  return {
+    emailId: record.id,
+    ...(record.campaignId
+      ? { campaignId: record.campaignId, credit: record.unsubscribeCreditedAt === undefined }
+      : {}),
+  };
 }
 
 /**

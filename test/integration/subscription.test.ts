@@ -35,6 +35,7 @@ async function linksFor(email: string) {
   const pathOf = (url: string) => new URL(url).pathname;
   return {
     contactId: sent.body.data.emails[0].contact.id as string,
+    emailId: sent.body.data.emails[0].email as string,
     unsubscribe: pathOf(listUnsubscribe),
     manage: pathOf(hrefs[1]!),
     subscribe: pathOf(hrefs[2]!),
@@ -86,7 +87,8 @@ describe('POST /v1/subscription/{token}', () => {
     expect(await subscribed(links.contactId)).toBe(false);
     const events = await contactEvents(rt, links.contactId);
     expect(events.filter((e) => e.name.startsWith('contact.'))).toEqual([
-      { name: 'contact.unsubscribed', data: { source: 'one_click_unsubscribe' } },
+      // The links name the email whose message carried them.
+      { name: 'contact.unsubscribed', data: { source: 'one_click_unsubscribe', emailId: links.emailId } },
     ]);
     // Clicking again changes nothing and emits nothing.
     expect((await rt.api('POST', links.unsubscribe, form({ 'List-Unsubscribe': 'One-Click' }))).status).toBe(

@@ -29,6 +29,23 @@ describe('signed subscription tokens', () => {
     expect(verifyToken(secret, token)).toEqual(claims);
   });
 
+  it('round-trips the email a link names, and binds it', () => {
+    const withEmail = { ...claims, emailId: '0e9d8c7b-6a59-4483-9271-605f4e3d2c1b' };
+    const token = signToken(secret, withEmail);
+    expect(token.length).toBeLessThan(100);
+    expect(verifyToken(secret, token)).toEqual(withEmail);
+    expect(token).not.toBe(signToken(secret, claims));
+    // Any change of a byte, the email id's included, is refused.
+    const bytes = Buffer.from(token, 'base64url');
+    for (const at of [2, 20, 40, 49]) {
+      const forged = Buffer.from(bytes);
+      forged[at] = forged[at]! ^ 1;
+      expect(verifyToken(secret, forged.toString('base64url')), `byte ${at}`).toBeUndefined();
+    }
+    // A link without an email keeps its shorter form.
+    expect(verifyToken(secret, signToken(secret, claims))).toEqual(claims);
+  });
+
   it('round-trips ids that are not UUIDs', () => {
     const other = { projectId: 'proj_Ä', contactId: 'CONTACT-1', action: 'manage' as const };
     expect(verifyToken(secret, signToken(secret, other))).toEqual(other);
