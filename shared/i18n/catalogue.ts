@@ -4,7 +4,7 @@
  * confirmations and errors, which also answer one-click unsubscribes.
  *
  * For translators: each language is one object below with the same keys as `en`. `{email}` stands
- * for the contact's address: keep it, braces included. A new language
+ * for the contact's address and `{until}` for a date: keep them, braces included. A new language
  * is a new entry under its BCP 47 tag (`pt-BR` beside `pt`, say): contacts whose `data.locale` is
  * that tag, or starts with it, get it (see locale.ts). The compiler refuses a language that lacks
  * a key.
@@ -40,6 +40,12 @@ export interface Messages {
   readonly actionMissing: string;
   readonly linkCannotSubscribe: string;
   readonly linkCannotUnsubscribe: string;
+  /** The manage page's snooze: its button, the paused state (`{until}` is a date), resuming. */
+  readonly buttonSnooze: string;
+  readonly buttonResume: string;
+  readonly stateSnoozed: string;
+  readonly titleSnoozed: string;
+  readonly titleResumed: string;
 }
 
 const en: Messages = {
@@ -66,6 +72,11 @@ const en: Messages = {
   actionMissing: 'Send action=subscribe or action=unsubscribe.',
   linkCannotSubscribe: 'This link cannot subscribe.',
   linkCannotUnsubscribe: 'This link cannot unsubscribe.',
+  buttonSnooze: 'Pause emails for 30 days',
+  buttonResume: 'Resume emails',
+  stateSnoozed: 'Emails to {email} are paused until {until}.',
+  titleSnoozed: 'Emails paused',
+  titleResumed: 'Emails resumed',
 };
 
 const fr: Messages = {
@@ -92,6 +103,11 @@ const fr: Messages = {
   actionMissing: 'Envoyez action=subscribe ou action=unsubscribe.',
   linkCannotSubscribe: "Ce lien ne permet pas de s'abonner.",
   linkCannotUnsubscribe: 'Ce lien ne permet pas de se désabonner.',
+  buttonSnooze: 'Suspendre les e-mails pendant 30 jours',
+  buttonResume: 'Reprendre les e-mails',
+  stateSnoozed: "Les e-mails à {email} sont suspendus jusqu'au {until}.",
+  titleSnoozed: 'E-mails suspendus',
+  titleResumed: 'E-mails repris',
 };
 
 const de: Messages = {
@@ -118,6 +134,11 @@ const de: Messages = {
   actionMissing: 'Senden Sie action=subscribe oder action=unsubscribe.',
   linkCannotSubscribe: 'Mit diesem Link ist keine Anmeldung möglich.',
   linkCannotUnsubscribe: 'Mit diesem Link ist keine Abmeldung möglich.',
+  buttonSnooze: 'E-Mails für 30 Tage pausieren',
+  buttonResume: 'E-Mails fortsetzen',
+  stateSnoozed: 'E-Mails an {email} sind bis zum {until} pausiert.',
+  titleSnoozed: 'E-Mails pausiert',
+  titleResumed: 'E-Mails fortgesetzt',
 };
 
 const es: Messages = {
@@ -144,6 +165,11 @@ const es: Messages = {
   actionMissing: 'Envía action=subscribe o action=unsubscribe.',
   linkCannotSubscribe: 'Este enlace no permite suscribirse.',
   linkCannotUnsubscribe: 'Este enlace no permite cancelar la suscripción.',
+  buttonSnooze: 'Pausar los correos durante 30 días',
+  buttonResume: 'Reanudar los correos',
+  stateSnoozed: 'Los correos a {email} están en pausa hasta el {until}.',
+  titleSnoozed: 'Correos en pausa',
+  titleResumed: 'Correos reanudados',
 };
 
 const pt: Messages = {
@@ -170,6 +196,11 @@ const pt: Messages = {
   actionMissing: 'Envie action=subscribe ou action=unsubscribe.',
   linkCannotSubscribe: 'Este link não permite se inscrever.',
   linkCannotUnsubscribe: 'Este link não permite cancelar a inscrição.',
+  buttonSnooze: 'Pausar os e-mails por 30 dias',
+  buttonResume: 'Retomar os e-mails',
+  stateSnoozed: 'Os e-mails para {email} estão pausados até {until}.',
+  titleSnoozed: 'E-mails pausados',
+  titleResumed: 'E-mails retomados',
 };
 
 const it: Messages = {
@@ -196,6 +227,11 @@ const it: Messages = {
   actionMissing: 'Invia action=subscribe o action=unsubscribe.',
   linkCannotSubscribe: 'Questo link non consente di iscriversi.',
   linkCannotUnsubscribe: "Questo link non consente di annullare l'iscrizione.",
+  buttonSnooze: 'Sospendi le email per 30 giorni',
+  buttonResume: 'Riprendi le email',
+  stateSnoozed: 'Le email a {email} sono sospese fino al {until}.',
+  titleSnoozed: 'Email sospese',
+  titleResumed: 'Email riprese',
 };
 
 const nl: Messages = {
@@ -222,6 +258,11 @@ const nl: Messages = {
   actionMissing: 'Stuur action=subscribe of action=unsubscribe.',
   linkCannotSubscribe: 'Met deze link kun je je niet aanmelden.',
   linkCannotUnsubscribe: 'Met deze link kun je je niet afmelden.',
+  buttonSnooze: 'E-mails 30 dagen pauzeren',
+  buttonResume: 'E-mails hervatten',
+  stateSnoozed: 'E-mails aan {email} zijn gepauzeerd tot {until}.',
+  titleSnoozed: 'E-mails gepauzeerd',
+  titleResumed: 'E-mails hervat',
 };
 
 /** The shipped languages by BCP 47 tag; `en` is the fallback of every other. */

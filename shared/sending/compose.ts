@@ -62,6 +62,12 @@ export interface Recipient {
   readonly data?: DataPatch;
   /** The address is on the project's suppression list: the email is recorded SKIPPED, never sent. */
   readonly suppressed?: boolean;
+  /**
+   * The send honours the contact's `snoozedUntil` (campaigns and workflows do, `/v1/send` does
+   * not): MARKETING and HEADLESS mail to a contact snoozed past now is recorded SKIPPED, reason
+   * `snoozed`.
+   */
+  readonly honourSnooze?: boolean;
   /** Its send is counted by the event tally (`EmailRecord.tallyUsage`): the category had no cap. */
   readonly tallyUsage?: SendCategory;
   /**
@@ -91,8 +97,8 @@ export type ComposeDeps = OutcomeDeps;
 /**
  * Composes the email of `recipient` under `ids`. A suppressed address is recorded SKIPPED
  * (reason `suppressed`) whatever the content; MARKETING and HEADLESS content respects the
- * contact's subscription (an unsubscribed contact is recorded SKIPPED); TRANSACTIONAL otherwise
- * goes out. A template that fails to render, or a message over the size limit, is recorded FAILED
+ * contact's subscription (an unsubscribed contact is recorded SKIPPED) and, when the send honours
+ * it, its snooze (reason `snoozed`); TRANSACTIONAL otherwise goes out. A template that fails to render, or a message over the size limit, is recorded FAILED
  * with its `email.failed` event. Only a `composed` email still needs `deliverEmail`.
  */
 export async function composeEmail(
@@ -115,6 +121,10 @@ export async function composeEmail(
     await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'unsubscribed' });
     return { ...entry, status: 'skipped', reason: 'unsubscribed' };
   }
+  if (content.type !== 'TRANSACTIONAL' && recipient.honourSnooze && isSnoozed(contact, now)) {
+    await putEmailRecord(deps, { ...record, status: 'SKIPPED', reason: 'snoozed' });
+    return { ...entry, status: 'skipped', reason: 'snoozed' };
+  }
 
   const message = await renderMessage(projectId, content, { ...recipient, emailId: ids.email }, now);
   if (!message.ok) {
@@ -128,6 +138,11 @@ export async function composeEmail(
     contact: entry.contact,
     ids,
   };
+}
+
+/** The contact asked for no marketing mail until a time still to come (`snoozedUntil`). */
+export function isSnoozed(contact: Pick<ContactRecord, 'snoozedUntil'>, now: Date): boolean {
+  return contact.snoozedUntil !== null && Date.parse(contact.snoozedUntil) > now.getTime();
 }
 
 /**

@@ -45,7 +45,10 @@ function page(statusCode: number, language: string, title: string, content: stri
   return { statusCode, headers: { ...PAGE_HEADERS }, body };
 }
 
-function form(actionPath: string, action: 'subscribe' | 'unsubscribe', label: string, secondary = false) {
+/** What a page's forms post: a subscription change, or (manage links only) a snooze. */
+export type PageAction = 'subscribe' | 'unsubscribe' | 'snooze' | 'unsnooze';
+
+function form(actionPath: string, action: PageAction, label: string, secondary = false) {
   return (
     `<form method="post" action="${escapeHtml(actionPath)}">` +
     `<input type="hidden" name="action" value="${action}">` +
@@ -63,17 +66,40 @@ export interface SubscriptionView {
   /** Path of the contact's manage link, offered after a change to undo it. */
   readonly managePath: string;
   /** Set after a POST: what just happened. */
-  readonly changed?: 'subscribed' | 'unsubscribed' | 'unchanged';
+  readonly changed?: 'subscribed' | 'unsubscribed' | 'unchanged' | 'snoozed' | 'resumed';
+  /** The contact's snooze (`snoozedUntil`), shown on manage pages while it is still to come. */
+  readonly snoozedUntil?: string | null;
+  /** Now, to tell a snooze to come from one that has passed. */
+  readonly now?: Date;
   /** The catalogue language the page is written in (i18n/locale.ts). */
   readonly language: string;
 }
 
-/** A catalogue text with `{email}` as the address in bold, escaped. */
-function withEmail(text: string, email: string): string {
+/** A catalogue text with `{email}` as the address in bold and `{until}` as a date, escaped. */
+function withEmail(text: string, email: string, until = ''): string {
   return text
     .split('{email}')
-    .map((part) => escapeHtml(part))
+    .map((part) => escapeHtml(part.replace('{until}', until)))
     .join(`<strong>${escapeHtml(email)}</strong>`);
+}
+
+/** A date as the page's language writes it (UTC). */
+function dateIn(language: string, iso: string): string {
+  return new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
+}
+
+/** The manage page's snooze part: the paused state with a resume button, or the snooze button. */
+function snoozePart(view: SubscriptionView, t: Messages): string {
+  if (!view.subscribed) return '';
+  const path = view.action === 'manage' ? view.selfPath : view.managePath;
+  const until = view.snoozedUntil ?? null;
+  const snoozed = until !== null && Date.parse(until) > (view.now ?? new Date()).getTime();
+  if (snoozed)
+    return (
+      `<p>${withEmail(t.stateSnoozed, view.email, dateIn(view.language, until))}</p>` +
+      form(path, 'unsnooze', t.buttonResume, true)
+    );
+  return form(path, 'snooze', t.buttonSnooze, true);
 }
 
 export function subscriptionPage(view: SubscriptionView): HttpResult {
@@ -86,9 +112,15 @@ export function subscriptionPage(view: SubscriptionView): HttpResult {
     note = `<p>${escapeHtml(t.noteChangedMind)}</p>`;
   } else if (view.changed === 'subscribed') {
     title = t.titleSubscribedAgain;
+  } else if (view.changed === 'snoozed') {
+    title = t.titleSnoozed;
+  } else if (view.changed === 'resumed') {
+    title = t.titleResumed;
   }
   let action = '';
-  if (view.changed !== undefined) {
+  if (view.changed === 'snoozed' || view.changed === 'resumed') {
+    action = snoozePart(view, t) + form(view.managePath, 'unsubscribe', t.buttonUnsubscribe, true);
+  } else if (view.changed !== undefined) {
     // After a change, offer the opposite through the manage link (this link may allow only one way).
     action = view.subscribed
       ? form(view.managePath, 'unsubscribe', t.buttonUnsubscribe, true)
@@ -101,8 +133,9 @@ export function subscriptionPage(view: SubscriptionView): HttpResult {
     action = view.subscribed ? '' : form(view.selfPath, 'subscribe', t.buttonSubscribe);
   } else {
     title = t.titleManage;
+    // A subscribed contact may also pause its mail instead of leaving (`snoozedUntil`).
     action = view.subscribed
-      ? form(view.selfPath, 'unsubscribe', t.buttonUnsubscribe)
+      ? form(view.selfPath, 'unsubscribe', t.buttonUnsubscribe) + snoozePart(view, t)
       : form(view.selfPath, 'subscribe', t.buttonSubscribe);
   }
   return page(200, view.language, title, `${state}${note}${action}`);

@@ -21,17 +21,20 @@ import {
   signToken,
   verifyToken,
 } from './links';
-import { errorPage, subscriptionPage } from './pages';
+import { errorPage, type PageAction, subscriptionPage } from './pages';
 
 const PATH = '/v1/subscription/{token}';
 const pathOf = (token: string) => `/v1/subscription/${token}`;
 
-/** Which changes a link may make: its own action, both for the manage link. */
-const ALLOWED: Record<LinkAction, readonly ('subscribe' | 'unsubscribe')[]> = {
+/** Which changes a link may make: its own action; the manage link both, and snoozing. */
+const ALLOWED: Record<LinkAction, readonly PageAction[]> = {
   unsubscribe: ['unsubscribe'],
   subscribe: ['subscribe'],
-  manage: ['subscribe', 'unsubscribe'],
+  manage: ['subscribe', 'unsubscribe', 'snooze', 'unsnooze'],
 };
+
+/** How long the manage page's snooze pauses a contact's marketing mail. */
+export const SNOOZE_DAYS = 30;
 
 export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
   const secret = async () => (await linkSettings(deps.config)).secret;
@@ -73,6 +76,8 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
         return subscriptionPage({
           email: contact.email,
           subscribed: contact.subscribed,
+          snoozedUntil: contact.snoozedUntil,
+          now: deps.clock.now(),
           language,
           ...(await view(token, claims)),
         });
@@ -85,7 +90,8 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
       responses: { 200: null },
       rawBody: {
         contentType: 'application/x-www-form-urlencoded',
-        description: '`action=subscribe|unsubscribe`, or `List-Unsubscribe=One-Click`',
+        description:
+          '`action=subscribe|unsubscribe` (a link of that action, the manage link both), `action=snooze|unsnooze` (the manage link: pauses marketing mail for 30 days through `snoozedUntil`, or resumes it), or `List-Unsubscribe=One-Click`',
       },
       handler: async (req: ApiRequest) => {
         const found = await resolve(req);
@@ -94,15 +100,47 @@ export function subscriptionRoutes(deps: Deps): OpenRouteImpl[] {
         const fields = readForm(req);
         const oneClick = fields.get('List-Unsubscribe') === 'One-Click';
         const requested = oneClick ? 'unsubscribe' : fields.get('action');
-        if (requested !== 'subscribe' && requested !== 'unsubscribe') {
+        if (
+          requested !== 'subscribe' &&
+          requested !== 'unsubscribe' &&
+          requested !== 'snooze' &&
+          requested !== 'unsnooze'
+        ) {
           return errorPage(400, 'actionMissing', language);
         }
         if (!ALLOWED[claims.action].includes(requested)) {
+          if (requested === 'snooze' || requested === 'unsnooze')
+            return errorPage(400, 'actionMissing', language);
           return errorPage(
             400,
             requested === 'subscribe' ? 'linkCannotSubscribe' : 'linkCannotUnsubscribe',
             language,
           );
+        }
+        if (requested === 'snooze' || requested === 'unsnooze') {
+          const now = deps.clock.now();
+          const snoozedUntil =
+            requested === 'snooze' ? new Date(now.getTime() + SNOOZE_DAYS * 86_400_000).toISOString() : null;
+          try {
+            await patchContact(deps, claims.projectId, claims.contactId, {
+              snoozedUntil,
+              source: 'subscription_page',
+            });
+          } catch (error) {
+            if (error instanceof AppError && error.statusCode === 404) {
+              return errorPage(404, 'subscriptionGone', language);
+            }
+            throw error;
+          }
+          return subscriptionPage({
+            email: contact.email,
+            subscribed: contact.subscribed,
+            snoozedUntil,
+            now,
+            changed: requested === 'snooze' ? 'snoozed' : 'resumed',
+            language,
+            ...(await view(token, claims)),
+          });
         }
         const subscribed = requested === 'subscribe';
         let changed: 'subscribed' | 'unsubscribed' | 'unchanged' = 'unchanged';

@@ -113,6 +113,8 @@ export async function runSendEmailStep(
         },
       },
       suppressed: suppressed.has(to.toLowerCase()),
+      // A snoozed contact gets no MARKETING or HEADLESS mail from a workflow until its snooze ends.
+      honourSnooze: true,
       // No cap: nothing to reserve, and the event tally counts the email once it is sent.
       ...(cap === null ? { tallyUsage: 'workflows' as const } : {}),
     },
