@@ -192,6 +192,7 @@ interface Loaded {
 interface LaneRange {
   readonly no: number;
   readonly ids: readonly string[];
+  readonly batchSize: number;
   readonly batch: number;
 }
 
@@ -294,8 +295,9 @@ export function fanOutChunks(options: FanOutOptions = {}) {
       const { campaign } = state;
       const current = await getCampaignRun(deps, campaign.projectId, campaign.id);
       if (!current || current.runId !== state.run.runId) return MOVED_ON;
+      // Batches and ranges are sized for the lanes planned; the sends in flight for those started.
+      const size = sizes(state.rate / state.lanes);
       const lanes = Math.max(1, current.lanes);
-      const size = sizes(state.rate / lanes);
       let range = state.range;
       if (range) {
         // Another runner of this range (a redelivered message beside its continuation) is ahead.
@@ -305,15 +307,16 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         if (!range) {
           if (current.state !== 'running' || current.listed)
             return { kind: 'none', next: { ...state, run: current }, items: 0, done: true };
-          range = await claimNext(deps, state, current, m, size.range);
+          range = await claimNext(deps, state, current, m, size);
           // Another lane claimed that range first (or a cancel came): look again.
           if (!range) return { kind: 'none', next: { ...state, run: current }, items: 0, done: false };
         }
       }
       const after = { ...state, run: current, range: undefined };
       if (current.state === 'cancelled') return { kind: 'drop', next: after, items: 0, done: false, range };
-      const ids = range.ids.slice(range.batch * size.batch, (range.batch + 1) * size.batch);
-      const last = (range.batch + 1) * size.batch >= range.ids.length;
+      const { batchSize } = range;
+      const ids = range.ids.slice(range.batch * batchSize, (range.batch + 1) * batchSize);
+      const last = (range.batch + 1) * batchSize >= range.ids.length;
       // Read again at its batch: a contact deleted or unsubscribed since its range was listed is
       // no longer a recipient.
       const found = await readContactRecords(deps, campaign.projectId, ids, false);
@@ -412,11 +415,11 @@ async function ownRange(deps: Deps, run: CampaignRun, lane: number): Promise<Lan
   if (!own) return undefined;
   const range = await getRange(deps, run, own.no);
   if (!range) throw new Error(`Range ${own.no} of campaign ${run.campaignId} is being sent but has no item`);
-  return { no: own.no, ids: range.ids, batch: own.batch };
+  return { no: own.no, ids: range.ids, batchSize: range.batchSize, batch: own.batch };
 }
 
 /**
- * Claims the run's next range for this message's lane: reads `size` candidates of the audience
+ * Claims the run's next range for this message's lane: reads `size.range` candidates of the audience
  * from the run's position, writes the range (its recipients, where the audience goes on) unless a
  * runner of the same range wrote it first, then moves the run past it, conditional on the range
  * number (`claimRange`). Lane 0's first claim of an audience that goes on past it queues the other
@@ -428,12 +431,13 @@ async function claimNext(
   state: FanOut,
   run: CampaignRun,
   m: CampaignSendMessage,
-  size: number,
+  size: { readonly batch: number; readonly range: number },
 ): Promise<LaneRange | undefined> {
   const no = run.batch;
-  const page = await audiencePage(deps, await state.audience(), run.position, size);
+  const page = await audiencePage(deps, await state.audience(), run.position, size.range);
   const range = await putRange(deps, run, no, {
     ids: page.recipients.map((c) => c.id),
+    batchSize: size.batch,
     next: page.cursor,
     done: page.done,
   });
@@ -442,7 +446,7 @@ async function claimNext(
   const claim = { lane: state.lane, position: range.next, listed: range.done, empty, at };
   if (!(await claimRange(deps, run, no, claim))) return undefined;
   if (state.lane === 0 && !range.done && run.lanes === 0) await startLanes(deps, run, m, state.lanes);
-  return empty ? undefined : { no, ids: range.ids, batch: 0 };
+  return empty ? undefined : { no, ids: range.ids, batchSize: range.batchSize, batch: 0 };
 }
 
 /**

@@ -19,7 +19,7 @@
  *   contend with edits.
  * - A range: `RANGE#<runId>#<n>` in the run's partition, written once when range n is claimed and
  *   never changed: the recipients' contact ids in audience order (at most `rangeSize` candidates'
- *   worth, a few KB), and where the audience goes on after it. It expires a month later (TTL).
+ *   worth, a few KB), the size of its batches, and where the audience goes on after it. It expires a month later (TTL).
  */
 import type { Condition } from '../conditions';
 import type { Item, StoreDeps } from '../store/store';
@@ -585,6 +585,8 @@ export function noteCapReservation(
 /** What range `no` of a run holds: its recipients' contact ids, and where the audience goes on. */
 export interface CampaignRange {
   readonly ids: readonly string[];
+  /** Recipients per batch: fixed with the range, so every runner of it cuts the same batches. */
+  readonly batchSize: number;
   /** The audience position after the range, and whether the audience ends with it. */
   readonly next: string;
   readonly done: boolean;
@@ -609,6 +611,7 @@ export async function putRange(
     ...key,
     entity: 'campaignRange',
     ids: [...range.ids],
+    batchSize: range.batchSize,
     next: range.next,
     done: range.done,
     expiresAt,
@@ -630,6 +633,7 @@ export async function getRange(
   if (!item) return undefined;
   return {
     ids: (item.ids as unknown[]).map(String),
+    batchSize: Number(item.batchSize),
     next: String(item.next ?? ''),
     done: item.done === true,
   };
