@@ -1,8 +1,24 @@
 /**
- * A campaign's fan-out: its audience a batch at a time (a chunked job, shared/jobs/chunked.ts),
- * each recipient's email rendered and sent with the same rules, records and lifecycle events as
- * `/v1/send` (shared/sending: `renderMessage`, `deliverEmail`), at the account's send rate
- * (`send-rate.ts`).
+ * A campaign's fan-out: its audience split into ranges that parallel lanes send a batch at a time
+ * (a chunked job, shared/jobs/chunked.ts), each recipient's email rendered and sent with the same
+ * rules, records and lifecycle events as `/v1/send` (shared/sending: `renderMessage`,
+ * `deliverEmail`), at the account's send rate (`send-rate.ts`), which every lane shares.
+ *
+ * Lanes and ranges, so that a campaign reaches the configured rate:
+ * - A lane is a sequence of messages (the first, then its continuations after each budget). Lane
+ *   0 is the send's own message; when its first range does not reach the audience's end, it
+ *   queues lanes 1 to `lanesFor(rate)` - 1 and notes them on the run (`lanes`). On AWS each lane
+ *   is its own Lambda invocation, so the CPU of rendering and MIME grows with the lanes; locally
+ *   they share the one process.
+ * - A lane claims the run's next range (`claimNext`): it reads two batches' worth of the audience
+ *   from the run's position, writes the range's item (its recipients' contact ids, its batch size,
+ *   where the audience goes on; the first write of it wins, so every claimer of that range reads
+ *   the same recipients), and moves the run past it with one update conditional on the range's
+ *   number, adding it to the run's `ranges` (its lane, its next batch). Then it sends the range's
+ *   batches, and claims the next. A lane's message that finds a range of its lane in `ranges` (its
+ *   runner stopped, a redelivered copy) goes on with it before it claims another.
+ * - Each lane keeps `inFlightFor(its share of the rate, the provider latency it measured)` sends
+ *   in flight, and reserves send slots a group at a time as its sends reach them (`slotFeed`).
  *
  * Exactly once per recipient, through crashes and redeliveries:
  * - Each recipient's email id is derived from (campaign, contact) (`ids.ts`), and its record's
@@ -15,29 +31,33 @@
  *   `email.sent` stored is sent, and one without means an attempt stopped between its claim and
  *   that event: the message may have gone out, so it is never sent again and counts as `unknown`
  *   (until its SES Send event settles it with that same event, shared/email-events).
- * - The run item holds the batch number and the audience position; a batch's counts are added
- *   with the move to the next position in one update conditional on the batch number, so a batch
- *   that runs twice (a worker that died before its checkpoint) is counted once: its claims, made
- *   the first time, are read back. A record carries the batch that claimed it, so a contact met
- *   again in a later batch (a segment's order that shifted) is neither sent nor counted twice.
- * - The run's state is read before every batch: a cancel (state `cancelled`) stops the fan-out
- *   before its next claim; the batch under way finishes and is counted.
- * - Once the audience has been read to its end, the run becomes `finished` and the campaign SENT
- *   with `totalRecipients` fixed (the run's recipients); a cancelled run ends the campaign
- *   CANCELLED the same way. A message that finds the run ended but the campaign not yet (a crash
- *   in between) ends it.
+ * - A batch's counts are added to the run with the move of its range to its next batch (or, after
+ *   its last, the range's removal from `ranges`) in one update conditional on the range's batch
+ *   (`checkpointRange`), so a batch that runs twice (a worker that died before its checkpoint, two
+ *   copies of a lane's message) is counted once: its claims, made the first time, are read back. A
+ *   record carries the batch that claimed it (numbered across ranges, `RANGE_STRIDE`), so a contact
+ *   met again in a later batch or range (a segment's order that shifted) is neither sent nor
+ *   counted twice.
+ * - The run's state is read before every batch: a cancel (state `cancelled`) stops each lane before
+ *   its next claim; the batch under way finishes and is counted, and the lane drops its range.
+ * - The campaign ends when the run has ended (`hasEnded`: the audience split to its end, or the run
+ *   cancelled, and no range left in `ranges`), by whichever lane finds it so first, finishing last:
+ *   the run becomes `finished` and the campaign SENT with `totalRecipients` fixed (the run's
+ *   recipients); a cancelled run ends the campaign CANCELLED the same way. A message that finds the
+ *   run ended but the campaign not yet (a crash in between) ends it.
  *
  * The monthly campaigns cap (shared/billing/caps.ts): a send that starts (now, or when its schedule
  * fires) is refused when its audience would pass it (`roomNeededFor`); while it runs, each batch
- * reserves room for its recipients (`reserveBatch`, noted on the run so a batch run again reuses
- * it), those past the room granted are settled FAILED with reason `BILLING_LIMIT_REACHED`, and
+ * reserves room for its recipients (`reserveBatch`, noted on its range's entry of the run so a
+ * batch run again reuses it), those past the room granted are settled FAILED with reason
+ * `BILLING_LIMIT_REACHED`, and
  * what did not reach SES is given back once the batch is checkpointed. A run that meets the cap
  * so goes on to the end of its audience, failing the rest, and ends SENT. Without a cap a batch
  * reserves and notes nothing: its emails are marked for the event tally, which counts those sent.
  *
  * Throttling: each message is sent at a slot the shared rate limiter gave it; when SES still
  * throttles past the delivery policy's retries, that recipient's claim is given back and the
- * message is queued again after a pause (`THROTTLED_DELAY_S`), resuming the same batch.
+ * lane's message is queued again after a pause (`THROTTLED_DELAY_S`), resuming the same batch.
  */
 import { RetryableSendError } from '../adapters/aws/send-errors';
 import {
@@ -164,6 +184,8 @@ const WAIT_DELAY_S = 2;
 const IN_FLIGHT_MS = 5000;
 /** How often such a runner looks at the other's claim again. */
 const IN_FLIGHT_POLL_MS = 100;
+/** Slots a lane reserves at a time: this long of its share of the rate (the sends in flight at least). */
+const SLOTS_AHEAD_S = 0.25;
 /** A send this late to its slot (or one slot's spacing, when longer) takes a new slot. */
 const LATE_AFTER_MS = 25;
 /** Rates (messages a second) up to which a late send takes a new slot (see `sendOne`). */
@@ -341,6 +363,7 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         granted: reservation.granted,
         tally: reservation.tally === true,
         concurrency: options.concurrency ?? inFlightFor(state.rate / lanes, state.latency.seconds),
+        laneRate: state.rate / lanes,
         delivery,
       });
       return {
@@ -706,7 +729,40 @@ interface BatchPlan {
   /** The category has no cap: nothing was reserved, and the event tally counts the emails sent. */
   readonly tally: boolean;
   readonly concurrency: number;
+  /** The lane's share of the rate (messages a second): how many slots it reserves at a time. */
+  readonly laneRate: number;
   readonly delivery: DeliveryPolicy;
+}
+
+/**
+ * The send slots of a batch's `count` sends, reserved from the shared limiter a group at a time
+ * (`group`: the sends in flight, or `SLOTS_AHEAD_S` of the lane's rate when more) as the sends
+ * reach them, not all at the batch's start: each lane holds only the slots it is about to use, so
+ * lanes share the rate as they keep up with it, and one that falls behind (a busy CPU) does not
+ * leave a batch's worth of slots to come late to. `take` answers the next slot, in order.
+ */
+function slotFeed(limiter: SendRateLimiter, count: number, group: number) {
+  const pool: number[] = [];
+  let reserved = 0;
+  let refill: Promise<void> | undefined;
+  return {
+    async take(): Promise<number> {
+      while (pool.length === 0) {
+        if (reserved >= count) throw new Error('More send slots taken than the batch sends');
+        refill ??= limiter
+          .reserve(Math.min(group, count - reserved))
+          .then((got) => {
+            reserved += got.length;
+            pool.push(...got);
+          })
+          .finally(() => {
+            refill = undefined;
+          });
+        await refill;
+      }
+      return pool.shift()!;
+    },
+  };
 }
 
 /**
@@ -723,14 +779,16 @@ async function sendBatch(
   const { batch, delivery } = plan;
   const isSuppressed = (c: ContactRecord) => plan.suppressed.has(c.email.toLowerCase());
   const sending = Math.min(plan.granted, recipients.filter((c) => !isSuppressed(c)).length);
-  const reserved: number[] = [];
-  while (reserved.length < sending)
-    reserved.push(...(await state.limiter.reserve(sending - reserved.length)));
-  let taken = 0;
-  const plans = recipients.map((c): number | 'suppressed' | 'over-cap' => {
+  let granted = 0;
+  const plans = recipients.map((c): 'send' | 'suppressed' | 'over-cap' => {
     if (isSuppressed(c)) return 'suppressed';
-    return taken < sending ? reserved[taken++]! : 'over-cap';
+    return granted++ < sending ? 'send' : 'over-cap';
   });
+  const slots = slotFeed(
+    state.limiter,
+    sending,
+    Math.max(plan.concurrency, Math.ceil(plan.laneRate * SLOTS_AHEAD_S)),
+  );
   const outcomes: Outcome[] = new Array(recipients.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -744,7 +802,7 @@ async function sendBatch(
             ? await skipSuppressed(deps, state, recipients[i]!, batch)
             : slot === 'over-cap'
               ? await failOverCap(deps, state, recipients[i]!, batch)
-              : await sendOne(deps, state, recipients[i]!, { batch, slot, tally: plan.tally }, delivery);
+              : await sendOne(deps, state, recipients[i]!, { batch, slots, tally: plan.tally }, delivery);
       } catch (error) {
         failure ??= { error };
       }
@@ -813,12 +871,16 @@ async function sendOne(
   deps: Deps,
   state: FanOut,
   contact: ContactRecord,
-  at: { readonly batch: number; readonly slot: number; readonly tally: boolean },
+  at: {
+    readonly batch: number;
+    readonly slots: { take(): Promise<number> };
+    readonly tally: boolean;
+  },
   delivery: DeliveryPolicy,
 ): Promise<Outcome> {
   const { campaign, content, compose } = state;
   const { projectId } = campaign;
-  const { batch, slot } = at;
+  const { batch } = at;
   const ids = campaignEmailIds(campaign.id, contact.id);
   const recipient = {
     to: { email: contact.email },
@@ -853,6 +915,7 @@ async function sendOne(
   // sends of the slots that follow; above `PACED_UP_TO_RATE` a late send goes as it is (a worker
   // that cannot keep up with the rate is late by design; the sends in flight at most can bunch).
   const { limiter } = state;
+  const slot = await at.slots.take();
   await limiter.until(slot);
   if (
     limiter.spacingMs >= 1000 / PACED_UP_TO_RATE &&
