@@ -107,6 +107,7 @@ import {
   getCampaignRecord,
   getCampaignRun,
   getRange,
+  holdClaim,
   NO_COUNTS,
   noteCapReservation,
   noteRunLanes,
@@ -116,6 +117,7 @@ import {
   recordRunError,
   replaceCampaign,
   startScheduledCampaign,
+  upgradeRun,
 } from './repository';
 import { roomNeededFor } from './room';
 import { accountSendRate, type SendRateLimiter, sendRateLimiter } from './send-rate';
@@ -184,6 +186,10 @@ const WAIT_DELAY_S = 2;
 const IN_FLIGHT_MS = 5000;
 /** How often such a runner looks at the other's claim again. */
 const IN_FLIGHT_POLL_MS = 100;
+/** How long a lane's hold on claiming the next range keeps the other lanes from reading its page. */
+const CLAIM_HOLD_MS = 30_000;
+/** How often a lane that waits for another's claim looks at the run again. */
+const CLAIM_POLL_MS = 200;
 /** Slots a lane reserves at a time: this long of its share of the rate (the sends in flight at least). */
 const SLOTS_AHEAD_S = 0.25;
 /** A send this late to its slot (or one slot's spacing, when longer) takes a new slot. */
@@ -215,6 +221,8 @@ interface LaneRange {
   readonly no: number;
   readonly ids: readonly string[];
   readonly batchSize: number;
+  /** The recipients' contacts as this message's claim read them (none when it went on with a range). */
+  readonly records?: ReadonlyMap<string, ContactRecord>;
   readonly batch: number;
 }
 
@@ -339,11 +347,14 @@ export function fanOutChunks(options: FanOutOptions = {}) {
       const { batchSize } = range;
       const ids = range.ids.slice(range.batch * batchSize, (range.batch + 1) * batchSize);
       const last = (range.batch + 1) * batchSize >= range.ids.length;
-      // Read again at its batch: a contact deleted or unsubscribed since its range was listed is
-      // no longer a recipient.
-      const found = await readContactRecords(deps, campaign.projectId, ids, false);
+      // The contacts as the claim read them; read again by a later message that goes on with the
+      // range (a contact deleted or unsubscribed since its range was listed is no longer a recipient).
+      const listed = range.records ?? new Map<string, ContactRecord>();
+      const missing = ids.filter((id) => !listed.has(id));
+      const found =
+        missing.length > 0 ? await readContactRecords(deps, campaign.projectId, missing, false) : listed;
       const recipients = ids.flatMap((id) => {
-        const c = found.get(id);
+        const c = listed.get(id) ?? found.get(id);
         return c && !c.deletedAt && (campaign.type === 'TRANSACTIONAL' || c.subscribed) ? [c] : [];
       });
       // Addresses on the project's suppression list (a permanent bounce, a complaint) are skipped
@@ -457,6 +468,16 @@ async function claimNext(
   size: { readonly batch: number; readonly range: number },
 ): Promise<LaneRange | undefined> {
   const no = run.batch;
+  // One lane at a time reads the next range's page: the others wait for its claim rather than
+  // read the same page (a hold whose runner stopped is taken over by its lane's next message at
+  // once, by the other lanes once `CLAIM_HOLD_MS` old).
+  const now = deps.clock.now().getTime();
+  const { lane } = state;
+  const held = run.claim && run.claim.no === no && run.claim.lane !== lane && run.claim.until > now;
+  if (held || !(await holdClaim(deps, run, { no, lane, now, until: now + CLAIM_HOLD_MS }))) {
+    await sleep(CLAIM_POLL_MS);
+    return undefined;
+  }
   const page = await audiencePage(deps, await state.audience(), run.position, size.range);
   const range = await putRange(deps, run, no, {
     ids: page.recipients.map((c) => c.id),
@@ -469,7 +490,9 @@ async function claimNext(
   const claim = { lane: state.lane, position: range.next, listed: range.done, empty, at };
   if (!(await claimRange(deps, run, no, claim))) return undefined;
   if (state.lane === 0 && !range.done && run.lanes === 0) await startLanes(deps, run, m, state.lanes);
-  return empty ? undefined : { no, ids: range.ids, batchSize: range.batchSize, batch: 0 };
+  if (empty) return undefined;
+  const records = new Map(page.recipients.map((c) => [c.id, c]));
+  return { no, ids: range.ids, batchSize: range.batchSize, batch: 0, records };
 }
 
 /**
@@ -567,6 +590,8 @@ async function load(deps: Deps, m: CampaignSendMessage): Promise<Loaded | undefi
     if (!run) return undefined;
   }
   if (run.runId !== m.runId) return undefined;
+  // A run a fan-out of an earlier version started (no ranges yet) goes on in ranges from its position.
+  if (run.legacy && !(await upgradeRun(deps, run))) return undefined;
   if (hasEnded(run)) {
     await endRun(deps, campaign, run);
     return undefined;
@@ -617,9 +642,10 @@ async function holdForDisabledProject(
     );
     return;
   }
-  // A schedule named after the campaign: copies of this message (a redelivery) make one, not two.
+  // A schedule named after the campaign and the lane: copies of this message (a redelivery) make
+  // one, not two, and each lane comes back (a lane's ranges are sent by its own messages).
   await scheduleJob(deps, campaignSendJobMessage, m, {
-    name: `hold-campaign-${campaign.id}`,
+    name: m.lane === 0 ? `hold-campaign-${campaign.id}` : `hold-campaign-${campaign.id}-${m.lane}`,
     at: new Date(deps.clock.now().getTime() + HOLD_DELAY_S * 1000),
   });
 }

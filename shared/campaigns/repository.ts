@@ -355,6 +355,13 @@ export interface CampaignRun extends RunCounts {
   /** Lanes (parallel fan-out messages) started for the run; 0 until lane 0 starts the others. */
   readonly lanes: number;
   /**
+   * A lane's hold on claiming range `no` (it reads that range's page meanwhile), until `until`
+   * (epoch ms): the other lanes wait for its claim. Undefined when none was taken.
+   */
+  readonly claim?: { readonly no: number; readonly lane: number; readonly until: number };
+  /** The item has no `ranges` (a run an earlier fan-out started, or a cancel before the first message). */
+  readonly legacy?: true;
+  /**
    * Engagement, once per contact and metric, added by the event tally from the SES events'
    * `campaignCounts` (shared/email-events/apply.ts): `delivered`, `opened`, `clicked`, `bounced`,
    * `complained`, `unsubscribed`.
@@ -383,6 +390,12 @@ function runFromItem(item: Item): CampaignRun {
     listed: item.listed === true,
     ranges: rangesFromItem(item.ranges),
     lanes: n('lanes'),
+    ...(typeof item.claimNo === 'number'
+      ? {
+          claim: { no: item.claimNo, lane: Number(item.claimLane ?? 0), until: Number(item.claimUntil ?? 0) },
+        }
+      : {}),
+    ...(item.ranges === undefined ? { legacy: true as const } : {}),
     recipients: n('recipients'),
     sent: n('sent'),
     failed: n('failed'),
@@ -479,6 +492,54 @@ export function claimRange(
       ...(claim.empty ? {} : { ':range': { lane: claim.lane, batch: 0 } }),
     },
   });
+}
+
+/**
+ * Takes the hold on claiming range `no` for `lane` (see `CampaignRun.claim`) until `until`, on
+ * the condition that the run is running at that range and no other lane holds it past `now` (the
+ * lane's own hold, left by its runner that stopped, is taken over at once); false otherwise.
+ */
+export function holdClaim(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  hold: { readonly no: number; readonly lane: number; readonly now: number; readonly until: number },
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: 'SET claimNo = :no, claimLane = :lane, claimUntil = :until',
+    if: 'runId = :run AND #batch = :no AND #state = :running AND (attribute_not_exists(claimNo) OR claimNo <> :no OR claimLane = :lane OR claimUntil < :now)',
+    names: { '#batch': 'batch', '#state': 'state' },
+    values: {
+      ':no': hold.no,
+      ':lane': hold.lane,
+      ':until': hold.until,
+      ':now': hold.now,
+      ':run': run.runId,
+      ':running': 'running',
+    },
+  });
+}
+
+/**
+ * Gives a run item without `ranges` (a run an earlier version of the fan-out started: its
+ * position is where its next range starts) the empty map its ranges go into; false when the run
+ * is another send's.
+ */
+export async function upgradeRun(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+): Promise<boolean> {
+  if (
+    await deps.store.writeIf({
+      update: keys.campaignRun(run.projectId, run.campaignId),
+      expression: 'SET ranges = :empty',
+      if: 'runId = :run AND attribute_not_exists(ranges)',
+      values: { ':empty': {}, ':run': run.runId },
+    })
+  )
+    return true;
+  const now = await getCampaignRun(deps, run.projectId, run.campaignId);
+  return now !== undefined && now.runId === run.runId && !now.legacy;
 }
 
 /** Notes that the run's lanes (1 to `lanes` - 1: lane 0 is the start message) were queued. */

@@ -91,6 +91,12 @@ const crashes: [string, (call: StoreCall) => boolean, number, number][] = [
   ['claiming a recipient', (c) => c.op === 'put' && sk(c) === '#MSG', 7, 0],
   ['storing the first email.sent event, after the provider call', sentEvent, 1, 1],
   ['storing an email.sent event, after the provider call', sentEvent, 7, 1],
+  [
+    'holding the claim of a range',
+    (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('claimNo'),
+    1,
+    0,
+  ],
   ['writing a range', (c) => c.op === 'put' && sk(c).startsWith('RANGE#'), 1, 0],
   ['claiming a range', (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('#position'), 1, 0],
   [

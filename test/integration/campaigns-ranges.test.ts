@@ -15,6 +15,7 @@ import { CAMPAIGN_SEND_JOB } from '../../shared/campaigns/messages';
 import { fastTimings } from '../../shared/composition/local';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { keys } from '../../shared/table';
 import {
   type CampaignProject,
   campaignBody,
@@ -35,6 +36,8 @@ let dieAfter: { match: CallMatch; nth: number; seen: number; fired: boolean } | 
 /** Lanes of the fan-out messages handled, and recipient claims tried (a batch run again tries its claims again). */
 const lanesSeen = new Set<number>();
 let claimsTried = 0;
+/** While set, fan-out messages wait for it before they run. */
+let gate: Promise<void> | undefined;
 
 const workerJobs = [
   ...jobs.filter((j) => j.type !== CAMPAIGN_SEND_JOB),
@@ -60,11 +63,16 @@ const rt = useLocalRuntime({
           },
         });
         const worker = jobsWorker(watched, workerJobs, normalizers);
-        return (event: SQSEvent) => {
+        return async (event: SQSEvent) => {
+          let fanOut = false;
           for (const r of event.Records) {
             const body = JSON.parse(r.body);
-            if (body.type === CAMPAIGN_SEND_JOB && !body.settle) lanesSeen.add(body.lane ?? 0);
+            if (body.type === CAMPAIGN_SEND_JOB && !body.settle) {
+              lanesSeen.add(body.lane ?? 0);
+              fanOut = true;
+            }
           }
+          if (fanOut && gate) await gate;
           return worker(event);
         };
       },
@@ -78,7 +86,10 @@ const batchCheckpoint: CallMatch = (c) =>
   c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('ranges.#no.#batch = :next');
 const rangeEnd: CallMatch = (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('REMOVE ranges');
 
-async function sendToAudience(tag: string) {
+async function sendToAudience(
+  tag: string,
+  beforeItRuns?: (p: CampaignProject, campaignId: string) => Promise<void>,
+) {
   const p = await campaignProject(rt, tag);
   const emails = Array.from({ length: N }, (_, i) => `r${i}@${p.projectId.slice(0, 8)}.ranges.test`);
   const contacts = await seedProjectContacts(
@@ -89,7 +100,14 @@ async function sendToAudience(tag: string) {
   const c = await createCampaign(p, campaignBody(p.from));
   lanesSeen.clear();
   claimsTried = 0;
+  let open = () => {};
+  if (beforeItRuns) gate = new Promise<void>((resolve) => (open = resolve));
   expect((await p.api('POST', `/campaigns/${c.id}/send`)).status).toBe(200);
+  if (beforeItRuns) {
+    await beforeItRuns(p, c.id);
+    gate = undefined;
+    open();
+  }
   await rt.drain({ timeoutMs: 60_000 });
   return { p, campaignId: c.id, emails, contactIds: contacts.map((x) => x.id) };
 }
@@ -145,6 +163,35 @@ describe('a large audience in ranges, every message delivered twice', () => {
     const { p, campaignId, emails, contactIds } = await sendToAudience('stopped-after');
     expect(dieAfter.fired, 'the worker stopped').toBe(true);
     dieAfter = undefined;
+    await expectExactlyOnce(p, campaignId, emails, contactIds);
+  });
+
+  it('goes on in ranges with a run that an earlier version of the fan-out started (no ranges on its item)', async () => {
+    const { p, campaignId, emails, contactIds } = await sendToAudience('legacy', async (p, campaignId) => {
+      const campaign = (await rt.deps.store.get(keys.campaign(p.projectId, campaignId)))!;
+      // The run as the sequential fan-out wrote it, at its start: no ranges, no lanes.
+      await rt.deps.store.write({
+        put: {
+          ...keys.campaignRun(p.projectId, campaignId),
+          entity: 'campaignRun',
+          projectId: p.projectId,
+          campaignId,
+          runId: campaign.runId,
+          state: 'running',
+          startedAt: campaign.startedAt,
+          batch: 0,
+          position: '',
+          listed: false,
+          recipients: 0,
+          sent: 0,
+          failed: 0,
+          skipped: 0,
+          unknown: 0,
+          error: null,
+          updatedAt: campaign.startedAt,
+        },
+      });
+    });
     await expectExactlyOnce(p, campaignId, emails, contactIds);
   });
 });
