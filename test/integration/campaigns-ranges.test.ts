@@ -5,16 +5,20 @@
  * 8 candidates and one batch a message, so 37 contacts make five ranges sent by four lanes. The
  * campaign ends SENT when its last range ends, whichever lane sends it, with every recipient
  * mailed once and every count exact; a range's batch that runs twice (its checkpoint lost, or
- * its runner stopped right after it) is counted once.
+ * its runner stopped right after it) is counted once. A run an earlier, sequential fan-out started
+ * goes on in ranges; a send whose project is disabled holds each lane, and each comes back.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
 import { campaignJobs } from '../../shared/campaigns/jobs';
 import { CAMPAIGN_SEND_JOB } from '../../shared/campaigns/messages';
+import { getCampaignRecord } from '../../shared/campaigns/repository';
 import { fastTimings } from '../../shared/composition/local';
 import { jobsWorker } from '../../shared/jobs/registry';
 import type { Deps } from '../../shared/ports';
+import { disableProject, enableProject } from '../../shared/projects/operator';
+import { HOLD_DELAY_S, PROJECT_STATE_TTL_MS } from '../../shared/projects/state';
 import { keys } from '../../shared/table';
 import {
   type CampaignProject,
@@ -28,6 +32,7 @@ import {
 import { contactEvents } from './helpers/contacts';
 import { type CallMatch, type StoreCall, StoreFaults, watchedDeps } from './helpers/faults';
 import { useLocalRuntime } from './helpers/local';
+import { waitUntil } from './helpers/wait';
 
 const N = 37;
 const faults = new StoreFaults('simulated worker crash');
@@ -36,8 +41,11 @@ let dieAfter: { match: CallMatch; nth: number; seen: number; fired: boolean } | 
 /** Lanes of the fan-out messages handled, and recipient claims tried (a batch run again tries its claims again). */
 const lanesSeen = new Set<number>();
 let claimsTried = 0;
-/** While set, fan-out messages wait for it before they run. */
+/** While set, fan-out messages wait for it before they run (those of the lanes `gated` accepts). */
 let gate: Promise<void> | undefined;
+let gated: (lane: number) => boolean = () => true;
+/** Fan-out messages waiting at the gate, and the lanes of those handled since `lanesSeen` was cleared. */
+let waiting = 0;
 
 const workerJobs = [
   ...jobs.filter((j) => j.type !== CAMPAIGN_SEND_JOB),
@@ -64,15 +72,17 @@ const rt = useLocalRuntime({
         });
         const worker = jobsWorker(watched, workerJobs, normalizers);
         return async (event: SQSEvent) => {
-          let fanOut = false;
+          let lane: number | undefined;
           for (const r of event.Records) {
             const body = JSON.parse(r.body);
-            if (body.type === CAMPAIGN_SEND_JOB && !body.settle) {
-              lanesSeen.add(body.lane ?? 0);
-              fanOut = true;
-            }
+            if (body.type === CAMPAIGN_SEND_JOB && !body.settle) lane = body.lane ?? 0;
           }
-          if (fanOut && gate) await gate;
+          if (lane !== undefined && gate && gated(lane)) {
+            waiting++;
+            await gate;
+            waiting--;
+          }
+          if (lane !== undefined) lanesSeen.add(lane);
           return worker(event);
         };
       },
@@ -193,5 +203,56 @@ describe('a large audience in ranges, every message delivered twice', () => {
       });
     });
     await expectExactlyOnce(p, campaignId, emails, contactIds);
+  });
+
+  it('holds each lane of a send whose project is disabled, and every lane comes back once it is enabled', async () => {
+    const p = await campaignProject(rt, 'disabled');
+    const emails = Array.from({ length: N }, (_, i) => `d${i}@${p.projectId.slice(0, 8)}.ranges.test`);
+    const contacts = await seedProjectContacts(
+      rt,
+      p.projectId,
+      emails.map((email) => ({ email })),
+    );
+    const c = await createCampaign(p, campaignBody(p.from));
+    // Lane 0 runs (and queues the other lanes); lanes 1 to 3 wait at the gate.
+    let open = () => {};
+    gate = new Promise<void>((resolve) => (open = resolve));
+    gated = (lane) => lane > 0;
+    expect((await p.api('POST', `/campaigns/${c.id}/send`)).status).toBe(200);
+    await waitUntil('lanes 1 to 3 at the gate', () => waiting >= 3);
+    // Disabled, and seen so once the state cached by this instance has expired.
+    await disableProject(rt.deps, { projectId: p.projectId });
+    await rt.runtime.clock.advance(PROJECT_STATE_TTL_MS / 1000 + 1);
+    gate = undefined;
+    gated = () => true;
+    open();
+    await rt.drain({ timeoutMs: 60_000 });
+    const holds = rt.scheduler
+      .list()
+      .map((s) => s.name)
+      .filter((name) => name.startsWith(`hold-campaign-${c.id}`))
+      .sort();
+    expect(holds).toEqual(
+      [1, 2, 3]
+        .map((lane) => `hold-campaign-${c.id}-${lane}`)
+        .concat(`hold-campaign-${c.id}`)
+        .sort(),
+    );
+    // (The project's keys are refused while it is disabled: the campaign is read from the table.)
+    expect((await getCampaignRecord(rt.deps, p.projectId, c.id))?.status).toBe('SENDING');
+
+    lanesSeen.clear();
+    await enableProject(rt.deps, { projectId: p.projectId });
+    await rt.runtime.clock.advance(HOLD_DELAY_S + 1);
+    await rt.drain({ timeoutMs: 60_000 });
+    expect([...lanesSeen].sort()).toEqual([0, 1, 2, 3]);
+    const counts = await mailCounts(rt);
+    expect(emails.map((e) => counts.get(e) ?? 0)).toEqual(emails.map(() => 1));
+    expect(await getCampaignRecord(rt.deps, p.projectId, c.id)).toMatchObject({
+      status: 'SENT',
+      totalRecipients: N,
+    });
+    expect(await campaignRun(rt, p.projectId, c.id)).toMatchObject({ recipients: N, sent: N, ranges: {} });
+    expect(contacts).toHaveLength(N);
   });
 });
