@@ -12,13 +12,18 @@
  *    subject, body, footer, text, MIME) for the same content.
  * 4. Rate: a runtime at SES_MAX_SEND_RATE=14, 200 and 1,000 whose provider calls take 100 ms
  *    each (the mail sink made slower), with about RATE_SECONDS (15) of sending at the rate: the
- *    achieved rate, from the times the mail sink received the messages, and the CPU per recipient
- *    (what bounds the rate on this machine when it is above 1 / rate per core).
+ *    achieved rate, from the times the mail sink received the messages, and the CPU per recipient.
+ *    The fan-out's lanes all run in this one process here (on AWS each is its own invocation), so
+ *    when that CPU per recipient x the rate passes one core (the process's JavaScript runs on one
+ *    thread), the machine bounds the rate: a FAIL then says so, with the ceiling it measured.
  *
- * Goals (PASS/MISS): at most 5 write units per recipient; at most 0.4 ms CPU per recipient for
+ * Goals (PASS/FAIL): at most 5 write units per recipient; at most 0.4 ms CPU per recipient for
  * render + MIME; at each rate, an achieved rate within 5% of the configured one.
+ *
+ * CAMPAIGN_PARTS (e.g. `4`, or `1,3`) runs only those parts (1 and 2 run together).
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
 import { campaignContent } from '../shared/campaigns/content';
 import type { ContactRecord } from '../shared/contacts/repository';
 import { seedVerifiedDomain } from '../shared/domains/repository';
@@ -35,6 +40,7 @@ const RATES = [14, 200, 1000];
 const PROVIDER_LATENCY_MS = 100;
 /** Seconds of sending each rate's campaign holds. */
 const RATE_SECONDS = Number(process.env.RATE_SECONDS ?? 15);
+const PARTS = new Set((process.env.CAMPAIGN_PARTS ?? '1,2,3,4').split(',').map((x) => x.trim()));
 const quiet = { info: () => {}, warn: () => {}, error: console.error };
 
 // bench/content.ts's template: ~5 KB of marketing HTML, five variables.
@@ -124,11 +130,11 @@ async function sendCampaign(p: Project) {
 const results: { goal: string; value: string; pass: boolean | undefined }[] = [];
 const report = (goal: string, value: string, pass?: boolean) => {
   results.push({ goal, value, pass });
-  console.log(`${pass === undefined ? '    ' : pass ? 'PASS' : 'MISS'}  ${goal}: ${value}`);
+  console.log(`${pass === undefined ? '    ' : pass ? 'PASS' : 'FAIL'}  ${goal}: ${value}`);
 };
 
 // 1 and 2: throughput, then capacity.
-{
+if (PARTS.has('1') || PARTS.has('2')) {
   const { rt, phase } = await runtime(1_000_000);
   const meter = meterCapacity(rt.dynamo.db, { phase: () => phase.getStore() ?? 'call' });
   let metering = false;
@@ -190,7 +196,7 @@ const report = (goal: string, value: string, pass?: boolean) => {
 }
 
 // 3: render + MIME per recipient.
-{
+if (PARTS.has('3')) {
   const content = campaignContent(
     { subject, body, from: 'news@shop.example.com', fromName: 'Shop Team', replyTo: null, type: 'MARKETING' },
     { secret: 's'.repeat(40), baseUrl: 'https://api.example.com' },
@@ -219,7 +225,7 @@ const report = (goal: string, value: string, pass?: boolean) => {
 }
 
 // 4: the achieved rate at 14, 200 and 1,000 a second, each provider call taking 100 ms.
-for (const rate of RATES) {
+for (const rate of PARTS.has('4') ? RATES : []) {
   const { rt } = await runtime(rate);
   // The handlers call deps.mailer.sendRaw, the sink itself: its calls take PROVIDER_LATENCY_MS,
   // half before the sink accepts the message (the time it is stamped with), half after.
@@ -251,10 +257,20 @@ for (const rate of RATES) {
   // The CPU this process spent per recipient (fan-out, dynalite, mail sink): above 1 / rate per
   // core available, the machine, not the fan-out, bounds the rate.
   const cpuMs = (used.user + used.system) / 1000 / n;
+  const ceiling = 1000 / cpuMs;
+  const pass = times.length === n && Math.abs(achieved - rate) <= rate * 0.05;
+  // Why a miss: the CPU ceiling of this one process when it is below the goal, else the fan-out.
+  const why = pass
+    ? ''
+    : times.length !== n
+      ? `; FAIL: ${times.length} of ${n} recipients mailed`
+      : ceiling < rate * 0.95
+        ? `; FAIL is this machine's CPU: ${cpuMs.toFixed(2)} ms CPU per recipient x ${rate}/s needs ${((cpuMs * rate) / 1000).toFixed(2)} cores in one Node process, whose JavaScript runs on one (ceiling ${ceiling.toFixed(0)}/s; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`
+        : `; FAIL not from the CPU (ceiling ${ceiling.toFixed(0)}/s): the fan-out did not keep up`;
   report(
     `achieved rate at SES_MAX_SEND_RATE=${rate} with ${PROVIDER_LATENCY_MS} ms provider latency, ${times.length} recipients (goal within 5%)`,
-    `${achieved.toFixed(1)}/s over ${span.toFixed(1)} s (${((achieved / rate) * 100).toFixed(1)}%); most in one clock second ${busiestClock}; end to end ${(sent.ms / 1000).toFixed(1)} s; CPU ${cpuMs.toFixed(2)} ms/recipient (one core's ceiling ${(1000 / cpuMs).toFixed(0)}/s)`,
-    times.length === n && Math.abs(achieved - rate) <= rate * 0.05,
+    `${achieved.toFixed(1)}/s over ${span.toFixed(1)} s (${((achieved / rate) * 100).toFixed(1)}%); most in one clock second ${busiestClock}; end to end ${(sent.ms / 1000).toFixed(1)} s; CPU ${cpuMs.toFixed(2)} ms/recipient (one core's ceiling ${ceiling.toFixed(0)}/s)${why}`,
+    pass,
   );
   await rt.stop();
 }

@@ -278,6 +278,11 @@ export const keys = {
     pk: `${P(projectId)}#CAMPAIGN#${campaignId}`,
     sk: '#RUN',
   }),
+  /** One range of a campaign's send (shared/campaigns/repository.ts), in its run's partition. */
+  campaignRange: (projectId: string, campaignId: string, runId: string, no: number) => ({
+    pk: `${P(projectId)}#CAMPAIGN#${campaignId}`,
+    sk: `RANGE#${runId}#${String(no).padStart(8, '0')}`,
+  }),
   /** One second of the account's SES send rate (shared/campaigns/send-rate.ts). */
   sendRateWindow: (second: number) => ({ pk: `SENDRATE#${second}`, sk: '#RATE' }),
   workflow: (projectId: string, workflowId: string) => ({ pk: P(projectId), sk: `WORKFLOW#${workflowId}` }),

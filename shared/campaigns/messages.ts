@@ -17,6 +17,11 @@ export const campaignSendJobMessage = defineJobMessage({
     runId: z.string().check(z.minLength(1)),
     /** What queued it: a send request (`now`) or the campaign's one-off schedule (`schedule`). */
     trigger: z.enum(['now', 'schedule']),
+    /**
+     * The lane of the fan-out this message runs (`fanout.ts`): lane 0 is the send's first
+     * message; a large audience's other lanes are queued by lane 0 and send ranges beside it.
+     */
+    lane: z._default(z.number().check(z.int(), z.gte(0)), 0),
     /** Times it looked again for the send request that queued it (see `fanout.ts`, `load`). */
     waits: z._default(z.number().check(z.int(), z.gte(0)), 0),
     /**

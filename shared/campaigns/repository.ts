@@ -7,13 +7,19 @@
  *   internal `version` (guards every read-modify-write), `runId` (the send that owns a SENDING
  *   campaign), `scheduleToken` (the one-off schedule that may start a SCHEDULED one) and
  *   `startedAt` (the instant the send began: later contacts are not in an ALL or FILTERED audience).
- * - The run: one small item per sent campaign (`P#<pid>#CAMPAIGN#<id>` / `#RUN`): where the
- *   fan-out stands in its audience (`batch`, `position`) and what became of its recipients
- *   (`recipients`, `sent`, `failed`, `skipped`, `unknown`), each batch's changes written in one
- *   conditional update, the contacts counted `unknown` (`unknownIds`, a string set: the few a crash
- *   leaves, which settle.ts settles without a scan), and the monthly cap's reservation of the batch under way (`capBatch`,
- *   `capMonth`, `capGranted`). The campaign item is rewritten only when the send starts and ends, so a
- *   fan-out never rewrites a body of up to 256 KB, and counters never contend with edits.
+ * - The run: one small item per sent campaign (`P#<pid>#CAMPAIGN#<id>` / `#RUN`): how far the
+ *   audience has been split into ranges (`batch`, the ranges claimed; `position`, where the next
+ *   starts; `listed`), the ranges being sent (`ranges`, a map from range number to its lane, its
+ *   next batch and the monthly cap's reservation of that batch: at most a few, one per lane),
+ *   the lanes started (`lanes`), and what became of the recipients (`recipients`, `sent`,
+ *   `failed`, `skipped`, `unknown`), each batch's changes written in one update conditional on its
+ *   range's batch, the contacts counted `unknown` (`unknownIds`, a string set: the few a crash
+ *   leaves, which settle.ts settles without a scan). The campaign item is rewritten only when the
+ *   send starts and ends, so a fan-out never rewrites a body of up to 256 KB, and counters never
+ *   contend with edits.
+ * - A range: `RANGE#<runId>#<n>` in the run's partition, written once when range n is claimed and
+ *   never changed: the recipients' contact ids in audience order (at most `rangeSize` candidates'
+ *   worth, a few KB), the size of its batches, and where the audience goes on after it. It expires a month later (TTL).
  */
 import type { Condition } from '../conditions';
 import type { Item, StoreDeps } from '../store/store';
@@ -286,6 +292,25 @@ export async function batchGetCampaigns(
   });
 }
 
+/** A range being sent: its lane, its next batch, and the monthly cap's reservation of that batch. */
+export interface RangeProgress {
+  readonly lane: number;
+  /** Batches of the range done (checkpointed); the next is number `batch`. */
+  readonly batch: number;
+  /**
+   * The monthly cap's reservation of one of the range's batches (shared/billing/caps.ts): the
+   * batch it is for, the month it is counted in and how many sends it granted; a batch that runs
+   * again reuses it rather than reserving twice. Null before the range's first reservation.
+   */
+  readonly capReservation: CapReservation | null;
+}
+
+export interface CapReservation {
+  readonly batch: number;
+  readonly month: string;
+  readonly granted: number;
+}
+
 /** Where a run stands; `cancelled` is set by the cancel request, `finished` by the fan-out. */
 export type RunState = 'running' | 'cancelled' | 'finished';
 
@@ -319,12 +344,23 @@ export interface CampaignRun extends RunCounts {
   readonly state: RunState;
   /** The audience cut-off: contacts created later are not in an ALL or FILTERED audience. */
   readonly startedAt: string;
-  /** Batches done (checkpointed); the next batch is number `batch`. */
+  /** Ranges claimed; the next range claimed is number `batch`. */
   readonly batch: number;
-  /** Where the next batch starts in the audience ('' at its start). */
+  /** Where the next range starts in the audience ('' at its start). */
   readonly position: string;
-  /** The audience has been read to its end: what is left is to end the run. */
+  /** The audience has been split to its end: no range is claimed any more. */
   readonly listed: boolean;
+  /** The ranges claimed and not yet ended, by number. */
+  readonly ranges: Readonly<Record<string, RangeProgress>>;
+  /** Lanes (parallel fan-out messages) started for the run; 0 until lane 0 starts the others. */
+  readonly lanes: number;
+  /**
+   * A lane's hold on claiming range `no` (it reads that range's page meanwhile), until `until`
+   * (epoch ms): the other lanes wait for its claim. Undefined when none was taken.
+   */
+  readonly claim?: { readonly no: number; readonly lane: number; readonly until: number };
+  /** The item has no `ranges` (a run an earlier fan-out started, or a cancel before the first message). */
+  readonly legacy?: true;
   /**
    * Engagement, once per contact and metric, added by the event tally from the SES events'
    * `campaignCounts` (shared/email-events/apply.ts): `delivered`, `opened`, `clicked`, `bounced`,
@@ -333,16 +369,6 @@ export interface CampaignRun extends RunCounts {
   readonly engagement: Readonly<Record<EngagementMetric, number>>;
   /** The last error of a fan-out message that the queue gave up on (dead-lettered). */
   readonly error: string | null;
-  /**
-   * The monthly cap's reservation of the batch under way (shared/billing/caps.ts): the batch it
-   * is for, the month it is counted in and how many sends it granted; a batch that runs again
-   * reuses it rather than reserving twice. Null before the first reservation.
-   */
-  readonly capReservation: {
-    readonly batch: number;
-    readonly month: string;
-    readonly granted: number;
-  } | null;
   /**
    * The contacts counted `unknown` and not settled yet (their claim was found with no outcome):
    * at most the sends in flight when a runner stopped. settle.ts moves each to its outcome.
@@ -362,6 +388,14 @@ function runFromItem(item: Item): CampaignRun {
     batch: n('batch'),
     position: String(item.position ?? ''),
     listed: item.listed === true,
+    ranges: rangesFromItem(item.ranges),
+    lanes: n('lanes'),
+    ...(typeof item.claimNo === 'number'
+      ? {
+          claim: { no: item.claimNo, lane: Number(item.claimLane ?? 0), until: Number(item.claimUntil ?? 0) },
+        }
+      : {}),
+    ...(item.ranges === undefined ? { legacy: true as const } : {}),
     recipients: n('recipients'),
     sent: n('sent'),
     failed: n('failed'),
@@ -372,13 +406,25 @@ function runFromItem(item: Item): CampaignRun {
       number
     >,
     error: typeof item.error === 'string' ? item.error : null,
-    capReservation:
-      typeof item.capBatch === 'number'
-        ? { batch: item.capBatch, month: String(item.capMonth ?? ''), granted: Number(item.capGranted ?? 0) }
-        : null,
     unknownIds: [...((item.unknownIds as Iterable<string> | undefined) ?? [])].map(String).sort(),
     updatedAt: String(item.updatedAt ?? ''),
   };
+}
+
+function rangesFromItem(value: unknown): Record<string, RangeProgress> {
+  const out: Record<string, RangeProgress> = {};
+  if (!value || typeof value !== 'object') return out;
+  for (const [no, raw] of Object.entries(value as Record<string, Item>)) {
+    out[no] = {
+      lane: Number(raw.lane ?? 0),
+      batch: Number(raw.batch ?? 0),
+      capReservation:
+        typeof raw.capBatch === 'number'
+          ? { batch: raw.capBatch, month: String(raw.capMonth ?? ''), granted: Number(raw.capGranted ?? 0) }
+          : null,
+    };
+  }
+  return out;
 }
 
 /** The campaign's run, read consistently (what the fan-out and cancel act on). */
@@ -393,49 +439,156 @@ export async function getCampaignRun(
 
 /** Creates the run of a send that starts; false when the campaign has a run already. */
 export function putNewRun(deps: StoreDeps, run: CampaignRun): Promise<boolean> {
-  const { engagement, capReservation: _none, unknownIds: _empty, ...item } = run;
+  const { engagement, ranges: _none, unknownIds: _empty, ...item } = run;
   return deps.store.writeIf({
     put: {
       ...keys.campaignRun(run.projectId, run.campaignId),
       entity: 'campaignRun',
       ...item,
       ...engagement,
+      ranges: {},
     },
     if: 'attribute_not_exists(pk)',
   });
 }
 
 /**
- * Writes one batch: its counts added (and its `unknown` contacts to `unknownIds`), the position
- * moved to `next`, on the condition that the run is still at batch `from` (a runner that finds it
- * moved on stops, so a batch counts once). The state is not touched: a cancel that lands meanwhile stays.
+ * Claims range `no` (the run's next, `batch`) for `lane`: the position moves past it and, when
+ * it has recipients, it joins the ranges being sent, on the condition that the run is still
+ * running at that range (false when another lane claimed it first, or the run was cancelled).
  */
-export function checkpointRun(
+export function claimRange(
   deps: StoreDeps,
   run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  no: number,
+  claim: {
+    readonly lane: number;
+    readonly position: string;
+    readonly listed: boolean;
+    readonly empty: boolean;
+    readonly at: string;
+  },
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: `SET #batch = :next, #position = :position, listed = :listed, updatedAt = :at${
+      claim.empty ? '' : ', ranges.#no = :range'
+    }`,
+    if: 'runId = :run AND #batch = :no AND #state = :running',
+    names: {
+      '#batch': 'batch',
+      '#position': 'position',
+      '#state': 'state',
+      ...(claim.empty ? {} : { '#no': String(no) }),
+    },
+    values: {
+      ':next': no + 1,
+      ':position': claim.position,
+      ':listed': claim.listed,
+      ':at': claim.at,
+      ':run': run.runId,
+      ':no': no,
+      ':running': 'running',
+      ...(claim.empty ? {} : { ':range': { lane: claim.lane, batch: 0 } }),
+    },
+  });
+}
+
+/**
+ * Takes the hold on claiming range `no` for `lane` (see `CampaignRun.claim`) until `until`, on
+ * the condition that the run is running at that range and no other lane holds it past `now` (the
+ * lane's own hold, left by its runner that stopped, is taken over at once); false otherwise.
+ */
+export function holdClaim(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  hold: { readonly no: number; readonly lane: number; readonly now: number; readonly until: number },
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: 'SET claimNo = :no, claimLane = :lane, claimUntil = :until',
+    if: 'runId = :run AND #batch = :no AND #state = :running AND (attribute_not_exists(claimNo) OR claimNo <> :no OR claimLane = :lane OR claimUntil < :now)',
+    names: { '#batch': 'batch', '#state': 'state' },
+    values: {
+      ':no': hold.no,
+      ':lane': hold.lane,
+      ':until': hold.until,
+      ':now': hold.now,
+      ':run': run.runId,
+      ':running': 'running',
+    },
+  });
+}
+
+/**
+ * Gives a run item without `ranges` (a run an earlier version of the fan-out started: its
+ * position is where its next range starts) the empty map its ranges go into; false when the run
+ * is another send's.
+ */
+export async function upgradeRun(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+): Promise<boolean> {
+  if (
+    await deps.store.writeIf({
+      update: keys.campaignRun(run.projectId, run.campaignId),
+      expression: 'SET ranges = :empty',
+      if: 'runId = :run AND attribute_not_exists(ranges)',
+      values: { ':empty': {}, ':run': run.runId },
+    })
+  )
+    return true;
+  const now = await getCampaignRun(deps, run.projectId, run.campaignId);
+  return now !== undefined && now.runId === run.runId && !now.legacy;
+}
+
+/** Notes that the run's lanes (1 to `lanes` - 1: lane 0 is the start message) were queued. */
+export function noteRunLanes(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  lanes: number,
+): Promise<boolean> {
+  return deps.store.writeIf({
+    update: keys.campaignRun(run.projectId, run.campaignId),
+    expression: 'SET lanes = :lanes',
+    if: 'runId = :run AND (attribute_not_exists(lanes) OR lanes < :lanes)',
+    values: { ':lanes': lanes, ':run': run.runId },
+  });
+}
+
+/**
+ * Writes one batch of range `no`: its counts added (and its `unknown` contacts to `unknownIds`),
+ * the range moved to its next batch, or, after its last (`last`, or a cancelled range dropped
+ * with no counts), removed from the ranges being sent; on the condition that the range is still
+ * at batch `from` (a runner that finds it moved on stops, so a batch counts once). The state is
+ * not touched: a cancel that lands meanwhile stays.
+ */
+export function checkpointRange(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  no: number,
   from: number,
-  next: { readonly position: string; readonly listed: boolean; readonly at: string },
+  end: { readonly last: boolean; readonly at: string },
   counts: RunCounts,
   unknownIds: readonly string[] = [],
 ): Promise<boolean> {
   // DynamoDB refuses an empty set: the ids are added only when there are some.
   const unknown = unknownIds.length > 0 ? ', unknownIds :unknownIds' : '';
+  const move = end.last
+    ? 'REMOVE ranges.#no SET updatedAt = :at'
+    : 'SET ranges.#no.#batch = :next, updatedAt = :at';
   return deps.store.writeIf({
     update: keys.campaignRun(run.projectId, run.campaignId),
-    expression: `SET #batch = :next, #position = :position, listed = :listed, updatedAt = :at ADD ${COUNT_NAMES.map(
-      (name) => `#${name} :${name}`,
-    ).join(', ')}${unknown}`,
-    if: 'runId = :run AND #batch = :from',
+    expression: `${move} ADD ${COUNT_NAMES.map((name) => `#${name} :${name}`).join(', ')}${unknown}`,
+    if: 'runId = :run AND ranges.#no.#batch = :from',
     names: {
+      '#no': String(no),
       '#batch': 'batch',
-      '#position': 'position',
       ...Object.fromEntries(COUNT_NAMES.map((name) => [`#${name}`, name])),
     },
     values: {
-      ':next': from + 1,
-      ':position': next.position,
-      ':listed': next.listed,
-      ':at': next.at,
+      ...(end.last ? {} : { ':next': from + 1 }),
+      ':at': end.at,
       ':run': run.runId,
       ':from': from,
       ...Object.fromEntries(COUNT_NAMES.map((name) => [`:${name}`, counts[name]])),
@@ -465,20 +618,22 @@ export function settleRunUnknown(
 }
 
 /**
- * Notes the monthly cap's reservation of batch `batch` on the run, on the condition that the run
- * is still at that batch and has no reservation noted for it; false when it moved on (another
- * runner checkpointed it) or another runner of the batch noted its own first.
+ * Notes the monthly cap's reservation of batch `reservation.batch` of range `no` on the run, on
+ * the condition that the range is still at that batch and has no reservation noted for it; false
+ * when it moved on (another runner checkpointed it) or another runner of the batch noted its own first.
  */
 export function noteCapReservation(
   deps: StoreDeps,
   run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
-  reservation: { readonly batch: number; readonly month: string; readonly granted: number },
+  no: number,
+  reservation: CapReservation,
 ): Promise<boolean> {
   return deps.store.writeIf({
     update: keys.campaignRun(run.projectId, run.campaignId),
-    expression: 'SET capBatch = :batch, capMonth = :month, capGranted = :granted',
-    if: 'runId = :run AND #batch = :batch AND (attribute_not_exists(capBatch) OR capBatch <> :batch)',
-    names: { '#batch': 'batch' },
+    expression:
+      'SET ranges.#no.capBatch = :batch, ranges.#no.capMonth = :month, ranges.#no.capGranted = :granted',
+    if: 'runId = :run AND ranges.#no.#batch = :batch AND (attribute_not_exists(ranges.#no.capBatch) OR ranges.#no.capBatch <> :batch)',
+    names: { '#no': String(no), '#batch': 'batch' },
     values: {
       ':batch': reservation.batch,
       ':month': reservation.month,
@@ -486,6 +641,63 @@ export function noteCapReservation(
       ':run': run.runId,
     },
   });
+}
+
+/** What range `no` of a run holds: its recipients' contact ids, and where the audience goes on. */
+export interface CampaignRange {
+  readonly ids: readonly string[];
+  /** Recipients per batch: fixed with the range, so every runner of it cuts the same batches. */
+  readonly batchSize: number;
+  /** The audience position after the range, and whether the audience ends with it. */
+  readonly next: string;
+  readonly done: boolean;
+}
+
+/** A range's item lasts a month (TTL): longer than a send, a hold included, can take. */
+const RANGE_TTL_SECONDS = 30 * 86_400;
+
+/**
+ * Writes range `no` unless it exists: the range as written first (by this call or another
+ * runner's), which every claimer of that range then uses.
+ */
+export async function putRange(
+  deps: StoreDeps & { readonly clock: { now(): Date } },
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  no: number,
+  range: CampaignRange,
+): Promise<CampaignRange> {
+  const key = keys.campaignRange(run.projectId, run.campaignId, run.runId, no);
+  const expiresAt = Math.ceil(deps.clock.now().getTime() / 1000) + RANGE_TTL_SECONDS;
+  const item = {
+    ...key,
+    entity: 'campaignRange',
+    ids: [...range.ids],
+    batchSize: range.batchSize,
+    next: range.next,
+    done: range.done,
+    expiresAt,
+  };
+  if (await deps.store.writeIf({ put: item, if: 'attribute_not_exists(pk)' })) return range;
+  const found = await getRange(deps, run, no);
+  if (!found) throw new Error(`Range ${no} of campaign ${run.campaignId} vanished as it was claimed`);
+  return found;
+}
+
+export async function getRange(
+  deps: StoreDeps,
+  run: Pick<CampaignRun, 'projectId' | 'campaignId' | 'runId'>,
+  no: number,
+): Promise<CampaignRange | undefined> {
+  const item = await deps.store.get(keys.campaignRange(run.projectId, run.campaignId, run.runId, no), {
+    consistent: true,
+  });
+  if (!item) return undefined;
+  return {
+    ids: (item.ids as unknown[]).map(String),
+    batchSize: Number(item.batchSize),
+    next: String(item.next ?? ''),
+    done: item.done === true,
+  };
 }
 
 /** A running run becomes `finished`; false when it is not running (a cancel came first). */

@@ -12,8 +12,8 @@
  * sends each message at its slot's time: at most `capacity` messages start in any W seconds,
  * across every worker, evenly spaced, whatever the number of workers.
  *
- * Cost: one write unit per reservation of up to `capacity` slots (a batch of a fan-out at the
- * default rate takes a few); when another worker took the window's slots first, a failed
+ * Cost: one write unit per reservation of up to `capacity` slots (a fan-out's lane makes one per
+ * group of slots, a few a batch); when another worker took the window's slots first, a failed
  * conditional write (one more unit) and a read of the window. The items expire (TTL) an hour
  * after their window.
  *

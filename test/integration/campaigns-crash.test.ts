@@ -1,11 +1,13 @@
 /**
  * Crash safety of a campaign's fan-out, through HTTP against the local runtime. The jobs worker
  * runs the fan-out in batches of 5 (one batch a message) over a store that fails one chosen
- * request, once, as a worker that dies there would; the queue delivers the message again and the
+ * request, once, as a worker that dies there would (12 recipients: two ranges of two batches of 5
+ * at most, sent by two lanes); the queue delivers the message again and the
  * send must end as an uninterrupted one does: every recipient mailed exactly once, nobody
  * skipped, every count added once, every `email.sent` event stored once. A failure is injected
- * between each pair of the fan-out's writes: the run's creation, the rate reservation, a claim,
- * an `email.sent` event (a recipient's outcome), a checkpoint, the run's end and the campaign's end.
+ * between each pair of the fan-out's writes: the run's creation, a range's item and its claim,
+ * the rate reservation, a recipient's claim, an `email.sent` event (a recipient's outcome), a
+ * batch's checkpoint and a range's last one, the run's end and the campaign's end.
  *
  * The one window no store fault reaches is between a claim and the provider's answer: a worker
  * that dies there leaves the record SENDING with no `email.sent`, and that recipient is not sent
@@ -89,8 +91,38 @@ const crashes: [string, (call: StoreCall) => boolean, number, number][] = [
   ['claiming a recipient', (c) => c.op === 'put' && sk(c) === '#MSG', 7, 0],
   ['storing the first email.sent event, after the provider call', sentEvent, 1, 1],
   ['storing an email.sent event, after the provider call', sentEvent, 7, 1],
-  ['checkpointing a batch', (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('#batch'), 2, 0],
-  ['the last checkpoint', (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('#batch'), 3, 0],
+  [
+    'holding the claim of a range',
+    (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('claimNo'),
+    1,
+    0,
+  ],
+  ['writing a range', (c) => c.op === 'put' && sk(c).startsWith('RANGE#'), 1, 0],
+  ['claiming a range', (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('#position'), 1, 0],
+  [
+    'claiming the second range',
+    (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('#position'),
+    2,
+    0,
+  ],
+  [
+    'checkpointing a batch',
+    (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('ranges.#no.#batch = :next'),
+    1,
+    0,
+  ],
+  [
+    "checkpointing a range's last batch",
+    (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('REMOVE ranges'),
+    1,
+    0,
+  ],
+  [
+    'the last checkpoint',
+    (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes('REMOVE ranges'),
+    2,
+    0,
+  ],
   ['finishing the run', (c) => c.op === 'update' && sk(c) === '#RUN' && expr(c).includes(':finished'), 1, 0],
   ['ending the campaign', (c) => c.op === 'update' && sk(c).startsWith('CAMPAIGN#'), 1, 0],
 ];
