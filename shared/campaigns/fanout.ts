@@ -364,13 +364,23 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         campaign.projectId,
         recipients.map((c) => c.email),
       );
-      const sending = recipients.filter((c) => !suppressed.has(c.email.toLowerCase())).length;
+      // Contacts snoozed past now get no MARKETING or HEADLESS campaign: skipped, like the suppressed.
+      const now = deps.clock.now();
+      const snoozed = new Set(
+        campaign.type === 'TRANSACTIONAL'
+          ? []
+          : recipients.filter((c) => state.compose.isSnoozed(c, now)).map((c) => c.id),
+      );
+      const sending = recipients.filter(
+        (c) => !suppressed.has(c.email.toLowerCase()) && !snoozed.has(c.id),
+      ).length;
       const batchNo = (range.no + 1) * RANGE_STRIDE + range.batch;
       const reservation = await reserveBatch(deps, current, range, sending);
       if (!reservation) return MOVED_ON;
       const { outcomes, unknownIds } = await sendBatch(deps, state, recipients, {
         batch: batchNo,
         suppressed,
+        snoozed,
         granted: reservation.granted,
         tally: reservation.tally === true,
         concurrency: options.concurrency ?? inFlightFor(state.rate / lanes, state.latency.seconds),
@@ -750,6 +760,8 @@ interface BatchPlan {
   readonly batch: number;
   /** Lower-case addresses on the project's suppression list. */
   readonly suppressed: ReadonlySet<string>;
+  /** Contacts (ids) snoozed past now: skipped with reason `snoozed` (MARKETING and HEADLESS only). */
+  readonly snoozed: ReadonlySet<string>;
   /** Recipients (not suppressed, in order) the monthly cap leaves room for; the rest fail with its reason. */
   readonly granted: number;
   /** The category has no cap: nothing was reserved, and the event tally counts the emails sent. */
@@ -804,10 +816,14 @@ async function sendBatch(
 ): Promise<BatchOutcomes> {
   const { batch, delivery } = plan;
   const isSuppressed = (c: ContactRecord) => plan.suppressed.has(c.email.toLowerCase());
-  const sending = Math.min(plan.granted, recipients.filter((c) => !isSuppressed(c)).length);
+  const sending = Math.min(
+    plan.granted,
+    recipients.filter((c) => !isSuppressed(c) && !plan.snoozed.has(c.id)).length,
+  );
   let granted = 0;
-  const plans = recipients.map((c): 'send' | 'suppressed' | 'over-cap' => {
+  const plans = recipients.map((c): 'send' | 'suppressed' | 'snoozed' | 'over-cap' => {
     if (isSuppressed(c)) return 'suppressed';
+    if (plan.snoozed.has(c.id)) return 'snoozed';
     return granted++ < sending ? 'send' : 'over-cap';
   });
   const slots = slotFeed(
@@ -824,8 +840,8 @@ async function sendBatch(
       try {
         const slot = plans[i]!;
         outcomes[i] =
-          slot === 'suppressed'
-            ? await skipSuppressed(deps, state, recipients[i]!, batch)
+          slot === 'suppressed' || slot === 'snoozed'
+            ? await skipRecipient(deps, state, recipients[i]!, batch, slot)
             : slot === 'over-cap'
               ? await failOverCap(deps, state, recipients[i]!, batch)
               : await sendOne(deps, state, recipients[i]!, { batch, slots, tally: plan.tally }, delivery);
@@ -839,12 +855,16 @@ async function sendBatch(
   return { outcomes, unknownIds: recipients.filter((_, i) => outcomes[i] === 'unknown').map((c) => c.id) };
 }
 
-/** A suppressed recipient: its record claimed SKIPPED (reason `suppressed`), nothing sent. */
-async function skipSuppressed(
+/**
+ * A suppressed or snoozed recipient: its record claimed SKIPPED (reason `suppressed` or
+ * `snoozed`), nothing sent.
+ */
+async function skipRecipient(
   deps: Deps,
   state: FanOut,
   contact: ContactRecord,
   batch: number,
+  reason: 'suppressed' | 'snoozed',
 ): Promise<Outcome> {
   const { campaign, content, compose } = state;
   const ids = campaignEmailIds(campaign.id, contact.id);
@@ -852,7 +872,7 @@ async function skipSuppressed(
   const record: EmailRecord = {
     ...compose.newEmailRecord(campaign.projectId, content, recipient, ids.email, deps.clock.now()),
     status: 'SKIPPED',
-    reason: 'suppressed',
+    reason,
     campaignId: campaign.id,
     campaignBatch: batch,
   };

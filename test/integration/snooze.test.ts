@@ -1,9 +1,18 @@
 /**
  * Snooze through HTTP: a contact whose `snoozedUntil` is still to come gets no MARKETING or HEADLESS
- * mail from a workflow (its email is recorded SKIPPED with reason `snoozed`, which the step's
+ * mail from a campaign or a workflow (its email is recorded SKIPPED with reason `snoozed`, which the step's
  * result shows as `skipped: snoozed`); a snooze that has passed, TRANSACTIONAL content, and `/v1/send` are unaffected.
  */
 import { describe, expect, it } from 'vitest';
+import { campaignEmailIds } from '../../shared/campaigns/ids';
+import { getEmailRecord } from '../../shared/sending/repository';
+import {
+  campaignBody,
+  campaignProject,
+  createCampaign,
+  seedProjectContacts,
+  sendNow,
+} from './helpers/campaigns';
 import { uniqueEmail } from './helpers/contacts';
 import { type Json, useLocalRuntime } from './helpers/local';
 import { rawMail } from './helpers/mime';
@@ -123,5 +132,25 @@ describe('snoozedUntil', () => {
     expect(resumed.status).toBe(200);
     expect(resumed.text).toContain('Pause emails for 30 days');
     expect((await rt.api('GET', `/contacts/${c.id}`)).body.snoozedUntil).toBeNull();
+  });
+
+  it('a MARKETING campaign skips a snoozed contact (reason snoozed), a TRANSACTIONAL one mails it', async () => {
+    const p = await campaignProject(rt, 'snooze');
+    const [snoozed, awake] = await seedProjectContacts(rt, p.projectId, [
+      { email: 'snoozed@snooze.test' },
+      { email: 'awake@snooze.test' },
+    ]);
+    const patched = await p.api('PATCH', `/contacts/${snoozed!.id}`, { body: { snoozedUntil: inDays(2) } });
+    expect(patched.status, patched.text).toBe(200);
+    for (const type of ['MARKETING', 'TRANSACTIONAL']) {
+      const campaign = await createCampaign(p, { ...campaignBody(p.from), name: type, type });
+      expect(await sendNow(rt, p, campaign.id)).toMatchObject({ status: 'SENT', totalRecipients: 2 });
+      const ids = campaignEmailIds(campaign.id, snoozed!.id);
+      const record = await getEmailRecord(rt.deps, p.projectId, ids.email);
+      if (type === 'MARKETING') expect(record).toMatchObject({ status: 'SKIPPED', reason: 'snoozed' });
+      else expect(record?.status).not.toBe('SKIPPED');
+    }
+    expect(await rt.mails({ to: 'snoozed@snooze.test' })).toHaveLength(1);
+    expect(await rt.mails({ to: awake!.email })).toHaveLength(2);
   });
 });
