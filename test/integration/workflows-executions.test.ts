@@ -7,6 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../shared/table';
 import { contactByEmail, contactEventNames, createContact, uniqueEmail } from './helpers/contacts';
 import { type Json, useLocalRuntime } from './helpers/local';
 import { pollUntil, waitUntil } from './helpers/wait';
@@ -336,6 +337,70 @@ describe('WAIT_FOR_EVENT', () => {
     await track(idler, 'purchased');
     await rt.drain();
     expect((await execution(rt, wf, idled.id)).history).toHaveLength(3);
+  });
+});
+
+describe('WAIT_FOR_EVENT, found through the contact’s entries', () => {
+  it('writes no wait item; one event resumes each workflow waiting for it, once, even dispatched twice', async () => {
+    const start = `wait_entries_${Date.now()}`;
+    const waitFor = (eventName: string) =>
+      linearWorkflow(rt, { eventName: start }, [
+        { type: 'WAIT_FOR_EVENT', config: { eventName } },
+        { type: 'EXIT', config: {} },
+      ]);
+    const a = await waitFor('paid');
+    const b = await waitFor('paid');
+    const c = await waitFor('refunded');
+    const email = uniqueEmail('waiter');
+    await track(email, start);
+    const contactId = String((await contactByEmail(rt, email))!.id);
+    const [runA, runB, runC] = await Promise.all(
+      [a, b, c].map(async (w) =>
+        executionIn(rt, w.id, String((await executionFor(w.id, contactId)).id), 'WAITING'),
+      ),
+    );
+    expect((await executions(rt, a.id, '?status=WAITING')).total).toBe(1);
+    // The wait is the execution's own move: nothing of it in the contact's partition.
+    const waitItems: unknown[] = [];
+    for await (const item of rt.deps.store.queryAll({
+      partition: keys.contactPartition(rt.projectId, contactId),
+      sort: { beginsWith: 'WFWAIT#' },
+      consistent: true,
+    }))
+      waitItems.push(item);
+    expect(waitItems).toEqual([]);
+
+    // The contact's event, then the same event dispatched again (a redelivered message).
+    await track(email, 'paid');
+    const doneA = await executionIn(rt, a.id, runA!.id, 'EXITED');
+    const doneB = await executionIn(rt, b.id, runB!.id, 'EXITED');
+    const { onEvent } = await import('../../shared/workflows/on-event');
+    await onEvent(rt.deps, {
+      id: '00000000-0000-4000-8000-00000000000a',
+      projectId: rt.projectId,
+      contactId,
+      name: 'paid',
+      data: {},
+      createdAt: new Date().toISOString(),
+    });
+    await rt.drain();
+    for (const [w, done] of [
+      [a, doneA],
+      [b, doneB],
+    ] as const) {
+      const now = await execution(rt, w.id, done.id);
+      expect(now.history.map((h: Json) => h.result)).toEqual([
+        'waiting for paid',
+        'event received',
+        'exited',
+      ]);
+      expect((await executions(rt, w.id, '?status=WAITING')).total).toBe(0);
+      expect((await executions(rt, w.id, '?status=EXITED')).total).toBe(1);
+    }
+    // Waiting for another event: still waiting, and still found by its own event.
+    expect((await execution(rt, c.id, runC!.id)).status).toBe('WAITING');
+    await track(email, 'refunded');
+    await executionIn(rt, c.id, runC!.id, 'EXITED');
   });
 });
 
