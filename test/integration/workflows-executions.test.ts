@@ -404,6 +404,66 @@ describe('WAIT_FOR_EVENT, found through the contact’s entries', () => {
   });
 });
 
+describe('UPDATE_CONTACT and the contact counters', () => {
+  it('writes a counter only when what it counts changes, and the fields read right', async () => {
+    const field = `plan_${Date.now()}`;
+    const setTo = async (value: string) =>
+      (
+        await linearWorkflow(rt, { triggerType: 'MANUAL' }, [
+          { type: 'UPDATE_CONTACT', config: { data: { [field]: value } } },
+        ])
+      ).id;
+    const [gold, platinum, platinumAgain] = [
+      await setTo('gold'),
+      await setTo('platinum'),
+      await setTo('platinum'),
+    ];
+    const contactId = await createContact(rt, uniqueEmail('counted'));
+    const seqs = async () => ({
+      stats: Number(
+        (await rt.deps.store.get(keys.contactStats(rt.projectId), { consistent: true }))?.seq ?? 0,
+      ),
+      values: Number(
+        (await rt.deps.store.get(keys.fieldValueCounts(rt.projectId, field), { consistent: true }))?.seq ?? 0,
+      ),
+    });
+    const run = async (wf: string) => {
+      const started = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId } });
+      expect(started.status).toBe(201);
+      const done = await executionIn(rt, wf, started.body.id, 'COMPLETED');
+      expect(done.history.map((h: Json) => h.result)).toEqual(['updated']);
+      await rt.drain();
+    };
+    const coverage = async () =>
+      ((await rt.api('GET', '/contacts/fields')).body.fields as Json[]).find(
+        (f) => f.field === `data.${field}`,
+      )?.coverage;
+    const values = async () => (await rt.api('GET', `/contacts/fields/data.${field}/values`)).body.values;
+
+    const before = await seqs();
+    // A field new to the contact: its coverage (the stats item) and its value counter both change.
+    await run(gold);
+    const afterNew = await seqs();
+    expect(afterNew).toEqual({ stats: before.stats + 1, values: before.values + 1 });
+    const covered = await coverage();
+    expect(covered).toBeGreaterThan(0);
+    expect(await values()).toEqual(['gold']);
+    // Another value of a field it has: the value counter alone; the coverage reads as before.
+    await run(platinum);
+    const afterChange = await seqs();
+    expect(afterChange).toEqual({ stats: afterNew.stats, values: afterNew.values + 1 });
+    expect(await coverage()).toBe(covered);
+    expect(await values()).toEqual(['platinum']);
+    // The same value again: no counter write (nor a contact write), and both read the same.
+    const contact = (await rt.api('GET', `/contacts/${contactId}`)).body;
+    await run(platinumAgain);
+    expect(await seqs()).toEqual(afterChange);
+    expect((await rt.api('GET', `/contacts/${contactId}`)).body.updatedAt).toBe(contact.updatedAt);
+    expect(await coverage()).toBe(covered);
+    expect(await values()).toEqual(['platinum']);
+  });
+});
+
 describe('the execution endpoints', () => {
   it('lists by status with totals, gets one, cancels one (deleting its schedule) and all', async () => {
     const { id: wf } = await linearWorkflow(rt, { triggerType: 'MANUAL' }, [
