@@ -70,8 +70,10 @@
  * - workflow executions: by status, newest first -> executionsByStatus (P#<pid>#WFX#<wid>#<STATUS>,
  *   <startedAt>#<executionId>; keys only: the page's executions are then read by key)
  * - workflow execution counts by status -> pk P#<pid>#WFX#<workflowId>, sk #COUNTS
- * - a contact's entries into a workflow (re-entry rule) -> pk P#<pid>#C#<cid>, sk WFENTRY#<workflowId>
- * - executions waiting for a contact's event -> pk P#<pid>#C#<cid>, sk WFWAIT#<name>#<executionId>
+ * - a contact's entries into a workflow (re-entry rule; the active execution, through which the
+ *   contact's event finds a WAITING one) -> pk P#<pid>#C#<cid>, sk WFENTRY#<workflowId>
+ * - executions waiting for a contact's event, as an earlier version kept them (a wait now writes
+ *   none; the workflow purge still deletes any left) -> pk P#<pid>#C#<cid>, sk WFWAIT#<name>#<executionId>
  * - campaign run (fan-out position, recipients' outcome counters) -> pk P#<pid>#CAMPAIGN#<cid>, sk #RUN
  * - SES send-rate windows, shared by every project (exception: the rate is the account's) ->
  *   pk SENDRATE#<epoch second>, sk #RATE (TTL)
@@ -312,12 +314,11 @@ export const keys = {
     pk: `${P(projectId)}#C#${contactId}`,
     sk: `WFENTRY#${workflowId}`,
   }),
-  /** An execution waiting for the contact's event `name` (WAIT_FOR_EVENT). */
+  /** An execution waiting for the contact's event `name`, as an earlier version kept it (purge only). */
   workflowWait: (projectId: string, contactId: string, name: string, executionId: string) => ({
     pk: `${P(projectId)}#C#${contactId}`,
     sk: `WFWAIT#${name}#${executionId}`,
   }),
-  workflowWaitPrefix: (name: string) => `WFWAIT#${name}#`,
   template: (projectId: string, templateId: string) => ({ pk: P(projectId), sk: `TEMPLATE#${templateId}` }),
   templatePrefix: 'TEMPLATE#',
   /** An address the project no longer sends to (a permanent bounce or a complaint). */

@@ -19,8 +19,9 @@
  * - WEBHOOK: an attempt takes the execution's lease first, so two deliveries never call at once;
  *   a call cut by a crash is made again by the redelivery once the lease ends, with the same
  *   `Sesame-Delivery` id.
- * - DELAY, WAIT_FOR_EVENT: the schedule's name and the wait's key are derived from the execution
- *   and `seq`, so doing it again replaces them.
+ * - DELAY, WAIT_FOR_EVENT: the schedule's name is derived from the execution and `seq`, so doing
+ *   it again replaces it. A wait is the execution's own move to WAITING (no item of its own): the
+ *   contact's event finds it through the contact's workflow entry (`resumeOnEvent`).
  * - CONDITION, EXIT: no side effect.
  *
  * A step whose message reaches its last delivery and fails again ends the execution FAILED with
@@ -42,7 +43,6 @@ import { membershipsOf } from '../segments/repository';
 import {
   claimEntry,
   countMove,
-  deleteWait,
   type ExecutionRecord,
   type ExecutionWait,
   getEntry,
@@ -50,7 +50,6 @@ import {
   type Move,
   moveExecution,
   putNewExecution,
-  putWait,
   releaseEntry,
   TERMINAL,
   type TriggerEvent,
@@ -498,7 +497,12 @@ async function waitThen(
   });
 }
 
-/** A WAIT_FOR_EVENT: the wait recorded where the contact's event finds it, its timeout scheduled. */
+/**
+ * A WAIT_FOR_EVENT: its timeout scheduled, then the move to WAITING with the event's name. The
+ * move is the wait: the contact's event finds the execution through the contact's entry into the
+ * workflow (`resumeOnEvent`), so waiting writes nothing else. An event that comes before the move
+ * came before the wait, and does not end it.
+ */
 async function startWaiting(
   deps: Deps,
   execution: ExecutionRecord,
@@ -506,12 +510,6 @@ async function startWaiting(
   config: WaitForEventConfig,
 ): Promise<void> {
   const waitingSeq = execution.seq + 1;
-  await putWait(deps, execution.projectId, execution.contactId, config.eventName, {
-    workflowId: execution.workflowId,
-    executionId: execution.id,
-    seq: waitingSeq,
-    stepId: step.id,
-  });
   let until: Date | null = null;
   let schedule: string | null = null;
   if (config.timeout !== undefined) {
@@ -544,7 +542,10 @@ async function startWaiting(
   });
 }
 
-/** Ends a wait for an event along `branch` (`event`: the contact's event came; `timeout`). */
+/**
+ * Ends a wait for an event along `branch` (`event`: the contact's event came; `timeout`): the
+ * execution at `ref.seq`, WAITING at `ref.stepId` (a timeout's schedule names both).
+ */
 export async function resumeWaiting(
   deps: Deps,
   ref: { projectId: string; workflowId: string; executionId: string; seq: number; stepId: string },
@@ -563,27 +564,56 @@ export async function resumeWaiting(
     execution.wait?.kind === 'event' &&
     execution.currentStepId === ref.stepId;
   if (!waiting) return 'gone';
-  const workflow = await getWorkflowRecord(deps, ref.projectId, ref.workflowId);
+  return endWait(deps, execution, ref.stepId, branch);
+}
+
+/**
+ * The contact's event `eventName` ends the execution's wait, if it is WAITING for that event now
+ * (read consistently): false when it is not (not yet waiting, waiting for another event, moved on
+ * or ended). A second delivery of the event finds it moved on.
+ */
+export async function resumeOnEvent(
+  deps: Deps,
+  ref: { projectId: string; workflowId: string; executionId: string },
+  eventName: string,
+): Promise<boolean> {
+  const execution = await getExecutionRecord(deps, ref.projectId, ref.workflowId, ref.executionId, {
+    consistent: true,
+  });
+  const stepId = execution?.currentStepId;
+  const waiting =
+    execution?.status === 'WAITING' &&
+    execution.wait?.kind === 'event' &&
+    execution.wait.eventName === eventName;
+  if (!execution || !waiting || !stepId) return false;
+  return (await endWait(deps, execution, stepId, 'event')) === 'resumed';
+}
+
+/** Moves a WAITING execution on from its step along `branch`. */
+async function endWait(
+  deps: Deps,
+  execution: ExecutionRecord,
+  stepId: string,
+  branch: 'event' | 'timeout',
+): Promise<'resumed' | 'gone'> {
+  const workflow = await getWorkflowRecord(deps, execution.projectId, execution.workflowId);
   if (!workflow) {
     await endExecution(deps, execution, 'FAILED', { error: 'The workflow was deleted' });
     return 'gone';
   }
-  const step = workflow.steps.find((s) => s.id === ref.stepId);
+  const step = workflow.steps.find((s) => s.id === stepId);
   if (!step) {
-    await endExecution(deps, execution, 'FAILED', { error: `Step ${ref.stepId} no longer exists` });
+    await endExecution(deps, execution, 'FAILED', { error: `Step ${stepId} no longer exists` });
     return 'gone';
   }
   await goOn(deps, execution, workflow, step, branch, branch === 'event' ? 'event received' : 'timed out');
-  await clearWait(deps, execution, branch === 'event');
+  if (branch === 'event') await cancelSchedule(deps, execution);
   return 'resumed';
 }
 
-/** Removes a finished wait's entry (and its timeout's schedule, when the event came first). */
-async function clearWait(deps: Deps, execution: ExecutionRecord, cancelSchedule: boolean) {
-  const wait = execution.wait;
-  if (wait?.kind === 'event' && wait.eventName)
-    await deleteWait(deps, execution.projectId, execution.contactId, wait.eventName, execution.id);
-  if (cancelSchedule && wait?.schedule) await deps.scheduler.cancel(wait.schedule);
+/** Deletes the pending schedule of the execution's wait, if any (a delay's end, a wait's timeout). */
+async function cancelSchedule(deps: Deps, execution: ExecutionRecord) {
+  if (execution.wait?.schedule) await deps.scheduler.cancel(execution.wait.schedule);
 }
 
 export async function runResumeMessage(deps: Deps, m: ResumeMessage): Promise<void> {
@@ -632,9 +662,6 @@ async function heldForProject(
     await endExecution(deps, execution, 'FAILED', {
       error: `${PROJECT_DISABLED}: the project stayed disabled for more than ${MAX_HOLD_MS / 86_400_000} days`,
     });
-    const wait = execution.wait;
-    if (wait?.kind === 'event' && wait.eventName)
-      await deleteWait(deps, execution.projectId, execution.contactId, wait.eventName, execution.id);
   }
   return true;
 }
@@ -711,14 +738,14 @@ async function afterEnd(deps: Deps, execution: ExecutionRecord): Promise<void> {
 }
 
 /**
- * Cancels a RUNNING or WAITING execution: the move (any later message finds `seq` moved on), its
- * wait's entry and pending schedule deleted. False when it had already ended.
+ * Cancels a RUNNING or WAITING execution: the move (any later message finds `seq` moved on), then
+ * its pending schedule (a delay's end, a wait's timeout) deleted. False when it had already ended.
  */
 export async function cancelExecutionRecord(deps: Deps, execution: ExecutionRecord): Promise<boolean> {
   if (TERMINAL(execution.status)) return false;
   const cancelled = await endExecution(deps, execution, 'CANCELLED', {});
   if (!cancelled) return false;
-  await clearWait(deps, execution, true);
+  await cancelSchedule(deps, execution);
   return true;
 }
 

@@ -4,9 +4,10 @@
  * write, and a write that leaves the status alone writes no index entry), counted by status in one
  * small item per workflow (`keys.executionCounts`). The item holds its ids only in its key and
  * leaves out what is null, so that an execution of a few steps stays within 1 KB (one write unit a
- * step). A contact's entries into a workflow (`keys.workflowEntry`) carry the re-entry rule;
- * WAIT_FOR_EVENT waits are items of the contact's partition (`keys.workflowWait`), so the
- * contact's event finds them with one query of its own partition.
+ * step). A contact's entries into a workflow (`keys.workflowEntry`, in the contact's partition)
+ * carry the re-entry rule and name the execution active now: the contact's event finds the
+ * executions WAITING for it through them (`activeExecutionsOf`), so a wait writes no item of its
+ * own.
  *
  * Every move of an execution is one update conditional on its `seq` (the number of moves so far):
  * a step's run, a wait's end and a cancel each move it once, and an attempt that finds `seq` moved
@@ -367,66 +368,42 @@ export async function releaseEntry(
   });
 }
 
-/** An execution waiting for the contact's event. */
-export interface WaitEntry {
-  readonly workflowId: string;
-  readonly executionId: string;
-  /** The execution's `seq` while it waits. */
-  readonly seq: number;
-  readonly stepId: string;
-}
-
-export async function putWait(
+/**
+ * The executions active now of the contact's entries into `workflowIds` (one consistent batched
+ * read of the contact's own partition, whatever the number of executions elsewhere): how the
+ * contact's event finds the executions waiting for it (`on-event.ts`). The re-entry rule keeps at
+ * most one execution of a workflow active per contact, so there is one at most per workflow.
+ */
+export async function activeExecutionsOf(
   deps: StoreDeps,
   projectId: string,
   contactId: string,
-  eventName: string,
-  wait: WaitEntry,
-): Promise<void> {
-  await deps.store.write({
-    put: { ...keys.workflowWait(projectId, contactId, eventName, wait.executionId), ...wait },
-  });
-}
-
-export async function deleteWait(
-  deps: StoreDeps,
-  projectId: string,
-  contactId: string,
-  eventName: string,
-  executionId: string,
-): Promise<void> {
-  await deps.store.write({ delete: keys.workflowWait(projectId, contactId, eventName, executionId) });
-}
-
-/** The executions waiting for the contact's event `eventName`: one query of the contact's partition. */
-export async function waitsFor(
-  deps: StoreDeps,
-  projectId: string,
-  contactId: string,
-  eventName: string,
-): Promise<WaitEntry[]> {
-  const out: WaitEntry[] = [];
-  const query = {
-    partition: keys.contactPartition(projectId, contactId),
-    sort: { beginsWith: keys.workflowWaitPrefix(eventName) },
-    consistent: true,
-  };
-  for await (const item of deps.store.queryAll(query)) {
-    out.push({
-      workflowId: String(item.workflowId),
-      executionId: String(item.executionId),
-      seq: Number(item.seq),
-      stepId: String(item.stepId),
-    });
+  workflowIds: readonly string[],
+): Promise<{ readonly workflowId: string; readonly executionId: string }[]> {
+  if (workflowIds.length === 0) return [];
+  const items = await deps.store.batchGet(
+    workflowIds.map((id) => keys.workflowEntry(projectId, contactId, id)),
+    { consistent: true },
+  );
+  const active = new Map<string, string>();
+  for (const item of items) {
+    const id = item.activeExecutionId;
+    if (typeof id === 'string' && id) active.set(String(item.sk), id);
   }
-  return out;
+  return workflowIds.flatMap((workflowId) => {
+    const executionId = active.get(keys.workflowEntry(projectId, contactId, workflowId).sk);
+    return executionId ? [{ workflowId, executionId }] : [];
+  });
 }
 
 /** What deleting a stored execution needs of it (`purge.ts`): its id, contact and event wait. */
 export interface StoredExecutionRef {
   readonly executionId: string;
   readonly contactId: string;
-  /** The event it waits for, when it still waits for one (its WFWAIT item, keyed by that name). */
+  /**
+   * The event it waits for, when it still waits for one: an earlier version kept such waits as
+   * WFWAIT items of the contact's partition (`keys.workflowWait`), deleted with the execution.
+   */
   readonly waitingFor: string | null;
 }
 

@@ -5,8 +5,8 @@
 import { nameUuid } from '../campaigns/ids';
 import type { EventRecord } from '../events/repository';
 import type { Deps } from '../ports';
-import { resumeWaiting, startExecution } from './engine';
-import { deleteWait, waitsFor } from './executions-repository';
+import { resumeOnEvent, startExecution } from './engine';
+import { activeExecutionsOf } from './executions-repository';
 import { readInterest } from './interest';
 import { getWorkflowRecord } from './repository';
 
@@ -35,16 +35,14 @@ export async function onEvent(deps: Deps, event: EventRecord): Promise<void> {
       failures.push(`${workflowId}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const waits = [...interest.values()].some((i) => i.waits.includes(event.name))
-    ? await waitsFor(deps, event.projectId, event.contactId, event.name)
-    : [];
-  for (const wait of waits) {
-    const outcome = await resumeWaiting(deps, { projectId: event.projectId, ...wait }, 'event');
-    // Its wait is being set up right now: the event is handed to it when this message comes back.
-    if (outcome === 'early') failures.push(`${wait.executionId}: not waiting yet`);
-    // A wait that ended otherwise (timed out, cancelled) whose entry outlived it.
-    if (outcome === 'gone')
-      await deleteWait(deps, event.projectId, event.contactId, event.name, wait.executionId);
+  // The contact's executions of the workflows that wait for this event: through its entries.
+  const waiting = [...interest].filter(([, i]) => i.waits.includes(event.name)).map(([id]) => id);
+  for (const ref of await activeExecutionsOf(deps, event.projectId, event.contactId, waiting)) {
+    try {
+      await resumeOnEvent(deps, { projectId: event.projectId, ...ref }, event.name);
+    } catch (error) {
+      failures.push(`${ref.executionId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   // Failing the dispatch message has it delivered again; what was done is not done twice.
   if (failures.length > 0) throw new Error(`Workflow triggers failed: ${failures.join('; ')}`);

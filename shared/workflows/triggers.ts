@@ -4,8 +4,10 @@
  * - starts an execution of each enabled EVENT workflow triggered by the event's name, for the
  *   event's contact (the execution id is derived from workflow and event, so a redelivered event
  *   starts nothing twice, and the re-entry rule decides between different events);
- * - resumes the contact's executions waiting for an event of that name (one query of the
- *   contact's partition, whatever the number of executions waiting elsewhere).
+ * - resumes the contact's executions waiting for an event of that name: the contact's entries
+ *   into the workflows that wait for it are read (one batched read of the contact's partition,
+ *   whatever the number of executions waiting elsewhere), and each one's active execution moves on
+ *   if it is WAITING for that event.
  *
  * Which names matter is read from the project's interest item (`interest.ts`) before the event is
  * dispatched at all, cached for `INTEREST_TTL_MS` per instance: an event no workflow cares about

@@ -4,7 +4,9 @@
  * store fails one chosen request, once, as a worker that dies there would. Whatever the request,
  * the execution ends COMPLETED with each step in its history once, each mail sent once, the
  * contact's subscription event emitted once, and the webhook called with one delivery id (a call
- * cut by the crash may be made twice, with that same id).
+ * cut by the crash may be made twice, with that same id). A WAIT_FOR_EVENT whose move into the
+ * wait or out of it (on the contact's event, found through the contact's entry) crashes resumes
+ * once, its counts exact.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,5 +187,55 @@ describe('a workflow run with every message delivered twice', () => {
     expect((await rt.mails({ to: email })).map((m) => m.subject)).toEqual(['First']);
     await advanceClock(rt, 3600 + 60);
     await executionIn(rt, workflow.id, started.body.id, 'COMPLETED');
+  });
+});
+
+describe('a WAIT_FOR_EVENT with every message delivered twice', () => {
+  let waitFlow: { id: string; steps: string[] };
+  beforeAll(async () => {
+    waitFlow = await linearWorkflow(rt, { eventName: 'crash_wait_go' }, [
+      { type: 'WAIT_FOR_EVENT', config: { eventName: 'crash_paid' } },
+      { type: 'EXIT', config: {} },
+    ]);
+  });
+  const track = async (email: string, event: string) =>
+    expect((await rt.api('POST', '/v1/track', { body: { email, event }, key: rt.publicKey })).status).toBe(
+      200,
+    );
+  const total = async (status: string) =>
+    Number(
+      (await rt.api('GET', `/workflows/${waitFlow.id}/executions?status=${status}&pageSize=1`)).body.total,
+    );
+
+  it.each([
+    ['moving into the wait', 1],
+    ['moving on from the wait, on the contact’s event', 2],
+  ])('and a crash while %s resumes it once', async (_when, nth) => {
+    const email = uniqueEmail('wf-wait-crash');
+    const contactId = await createContact(rt, email);
+    const exitedBefore = await total('EXITED');
+    faults.failAt(moves, nth);
+    await track(email, 'crash_wait_go');
+    const started = await pollUntil('the execution', async () => {
+      const list = await rt.api('GET', `/workflows/${waitFlow.id}/executions?pageSize=100`);
+      return (list.body.data as Json[]).find((e) => e.contactId === contactId);
+    });
+    await executionIn(rt, waitFlow.id, started.id, 'WAITING');
+    await rt.drain();
+    await track(email, 'crash_paid');
+    const done = await executionIn(rt, waitFlow.id, started.id, 'EXITED');
+    expect(faults.fired, 'the fault fired').toBe(true);
+    faults.clear();
+    expect(done.history.map((h: Json) => h.result)).toEqual([
+      'waiting for crash_paid',
+      'event received',
+      'exited',
+    ]);
+    await rt.drain();
+    // The counts are exact: nothing left waiting or running, this execution exited once.
+    expect(await total('WAITING')).toBe(0);
+    expect(await total('RUNNING')).toBe(0);
+    expect(await total('EXITED')).toBe(exitedBefore + 1);
+    expect(rt.queue.deadLetters()).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../shared/table';
 import { contactByEmail, contactEventNames, createContact, uniqueEmail } from './helpers/contacts';
 import { type Json, useLocalRuntime } from './helpers/local';
 import { pollUntil, waitUntil } from './helpers/wait';
@@ -336,6 +337,130 @@ describe('WAIT_FOR_EVENT', () => {
     await track(idler, 'purchased');
     await rt.drain();
     expect((await execution(rt, wf, idled.id)).history).toHaveLength(3);
+  });
+});
+
+describe('WAIT_FOR_EVENT, found through the contact’s entries', () => {
+  it('writes no wait item; one event resumes each workflow waiting for it, once, even dispatched twice', async () => {
+    const start = `wait_entries_${Date.now()}`;
+    const waitFor = (eventName: string) =>
+      linearWorkflow(rt, { eventName: start }, [
+        { type: 'WAIT_FOR_EVENT', config: { eventName } },
+        { type: 'EXIT', config: {} },
+      ]);
+    const a = await waitFor('paid');
+    const b = await waitFor('paid');
+    const c = await waitFor('refunded');
+    const email = uniqueEmail('waiter');
+    await track(email, start);
+    const contactId = String((await contactByEmail(rt, email))!.id);
+    const [runA, runB, runC] = await Promise.all(
+      [a, b, c].map(async (w) =>
+        executionIn(rt, w.id, String((await executionFor(w.id, contactId)).id), 'WAITING'),
+      ),
+    );
+    expect((await executions(rt, a.id, '?status=WAITING')).total).toBe(1);
+    // The wait is the execution's own move: nothing of it in the contact's partition.
+    const waitItems: unknown[] = [];
+    for await (const item of rt.deps.store.queryAll({
+      partition: keys.contactPartition(rt.projectId, contactId),
+      sort: { beginsWith: 'WFWAIT#' },
+      consistent: true,
+    }))
+      waitItems.push(item);
+    expect(waitItems).toEqual([]);
+
+    // The contact's event, then the same event dispatched again (a redelivered message).
+    await track(email, 'paid');
+    const doneA = await executionIn(rt, a.id, runA!.id, 'EXITED');
+    const doneB = await executionIn(rt, b.id, runB!.id, 'EXITED');
+    const { onEvent } = await import('../../shared/workflows/on-event');
+    await onEvent(rt.deps, {
+      id: '00000000-0000-4000-8000-00000000000a',
+      projectId: rt.projectId,
+      contactId,
+      name: 'paid',
+      data: {},
+      createdAt: new Date().toISOString(),
+    });
+    await rt.drain();
+    for (const [w, done] of [
+      [a, doneA],
+      [b, doneB],
+    ] as const) {
+      const now = await execution(rt, w.id, done.id);
+      expect(now.history.map((h: Json) => h.result)).toEqual([
+        'waiting for paid',
+        'event received',
+        'exited',
+      ]);
+      expect((await executions(rt, w.id, '?status=WAITING')).total).toBe(0);
+      expect((await executions(rt, w.id, '?status=EXITED')).total).toBe(1);
+    }
+    // Waiting for another event: still waiting, and still found by its own event.
+    expect((await execution(rt, c.id, runC!.id)).status).toBe('WAITING');
+    await track(email, 'refunded');
+    await executionIn(rt, c.id, runC!.id, 'EXITED');
+  });
+});
+
+describe('UPDATE_CONTACT and the contact counters', () => {
+  it('writes a counter only when what it counts changes, and the fields read right', async () => {
+    const field = `plan_${Date.now()}`;
+    const setTo = async (value: string) =>
+      (
+        await linearWorkflow(rt, { triggerType: 'MANUAL' }, [
+          { type: 'UPDATE_CONTACT', config: { data: { [field]: value } } },
+        ])
+      ).id;
+    const [gold, platinum, platinumAgain] = [
+      await setTo('gold'),
+      await setTo('platinum'),
+      await setTo('platinum'),
+    ];
+    const contactId = await createContact(rt, uniqueEmail('counted'));
+    const seqs = async () => ({
+      stats: Number(
+        (await rt.deps.store.get(keys.contactStats(rt.projectId), { consistent: true }))?.seq ?? 0,
+      ),
+      values: Number(
+        (await rt.deps.store.get(keys.fieldValueCounts(rt.projectId, field), { consistent: true }))?.seq ?? 0,
+      ),
+    });
+    const run = async (wf: string) => {
+      const started = await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId } });
+      expect(started.status).toBe(201);
+      const done = await executionIn(rt, wf, started.body.id, 'COMPLETED');
+      expect(done.history.map((h: Json) => h.result)).toEqual(['updated']);
+      await rt.drain();
+    };
+    const coverage = async () =>
+      ((await rt.api('GET', '/contacts/fields')).body.fields as Json[]).find(
+        (f) => f.field === `data.${field}`,
+      )?.coverage;
+    const values = async () => (await rt.api('GET', `/contacts/fields/data.${field}/values`)).body.values;
+
+    const before = await seqs();
+    // A field new to the contact: its coverage (the stats item) and its value counter both change.
+    await run(gold);
+    const afterNew = await seqs();
+    expect(afterNew).toEqual({ stats: before.stats + 1, values: before.values + 1 });
+    const covered = await coverage();
+    expect(covered).toBeGreaterThan(0);
+    expect(await values()).toEqual(['gold']);
+    // Another value of a field it has: the value counter alone; the coverage reads as before.
+    await run(platinum);
+    const afterChange = await seqs();
+    expect(afterChange).toEqual({ stats: afterNew.stats, values: afterNew.values + 1 });
+    expect(await coverage()).toBe(covered);
+    expect(await values()).toEqual(['platinum']);
+    // The same value again: no counter write (nor a contact write), and both read the same.
+    const contact = (await rt.api('GET', `/contacts/${contactId}`)).body;
+    await run(platinumAgain);
+    expect(await seqs()).toEqual(afterChange);
+    expect((await rt.api('GET', `/contacts/${contactId}`)).body.updatedAt).toBe(contact.updatedAt);
+    expect(await coverage()).toBe(covered);
+    expect(await values()).toEqual(['platinum']);
   });
 });
 

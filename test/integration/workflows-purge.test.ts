@@ -18,7 +18,6 @@ import {
   countMove,
   type ExecutionRecord,
   putNewExecution,
-  putWait,
 } from '../../shared/workflows/executions-repository';
 import { purgeJobMessage } from '../../shared/workflows/messages';
 import { PURGE_PAGE, runPurgeMessage } from '../../shared/workflows/purge';
@@ -147,12 +146,17 @@ describe('the purge of a partition larger than a page', () => {
       const waiting = contactId === contactIds[0] && i === 0;
       const wait = { kind: 'event' as const, until: null, eventName: 'paid', schedule: null };
       await putNewExecution(rt.deps, waiting ? { ...record, status: 'WAITING', wait } : record);
+      // The wait item an earlier version wrote for a WAITING execution (a wait writes none now):
+      // the purge deletes it with the execution.
       if (waiting)
-        await putWait(rt.deps, rt.projectId, contactId, 'paid', {
-          workflowId,
-          executionId: record.id,
-          seq: 2,
-          stepId: randomUUID(),
+        await rt.deps.store.write({
+          put: {
+            ...keys.workflowWait(rt.projectId, contactId, 'paid', record.id),
+            workflowId,
+            executionId: record.id,
+            seq: 2,
+            stepId: randomUUID(),
+          },
         });
       await claimEntry(rt.deps, rt.projectId, contactId, workflowId, record.id, true, now);
       await countMove(rt.deps, rt.projectId, workflowId, undefined, 'EXITED');
