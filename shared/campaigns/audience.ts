@@ -11,7 +11,14 @@
  *   segment membership (`segment.<id>`) reads the members of each segment it names once per
  *   message (at most `MAX_SEGMENT_FACT_MEMBERS`).
  * - SEGMENT: the segment's live members in the segment's own stable order
- *   (`segmentMemberPage`), each read from its contact item (deleted ones are left out).
+ *   (`segmentMemberPage`), each read from its contact item (deleted ones are left out), when the
+ *   stored membership is exact: a static segment, or a dynamic one built in full whose condition
+ *   reads only the contact (contact writes keep such memberships at once). A dynamic segment whose
+ *   condition drifts without contact writes (events, email activity, relative time: the periodic
+ *   job re-evaluates those every 15 minutes) or whose build has not finished is evaluated instead,
+ *   as a FILTERED audience with the segment's condition, at the send's start: the campaign reaches
+ *   exactly who matches then. The first page decides; its positions carry the choice
+ *   (`EVALUATED`), so a condition edited mid-send never mixes the two orders.
  *
  * MARKETING and HEADLESS campaigns go to subscribed contacts only: an unsubscribed contact is not
  * a recipient at all (no email record, not in `totalRecipients`). TRANSACTIONAL ones go to all.
@@ -23,6 +30,7 @@ import {
   evaluateCondition,
   needsFacts,
   referencedSegments,
+  usesRelativeTime,
 } from '../conditions';
 import type { FieldType } from '../contacts/data';
 import {
@@ -32,7 +40,7 @@ import {
   readContactRecords,
 } from '../contacts/repository';
 import { listContactEventsPage } from '../events/repository';
-import { segmentMemberPage } from '../segments/members';
+import { getSegmentRecord, segmentMemberPage } from '../segments/members';
 import type { StoreDeps } from '../store/store';
 import type { CampaignRecord } from './repository';
 
@@ -46,6 +54,8 @@ export interface Audience {
   /** Contacts created after this instant are not in an ALL or FILTERED audience. */
   readonly cutoff: string;
   readonly condition: Condition | null;
+  /** How a SEGMENT audience is read from its start: its stored members, or its condition evaluated. */
+  readonly segmentMode: 'members' | 'evaluate';
   readonly fieldTypes: ReadonlyMap<string, FieldType>;
   readonly needsActivity: boolean;
   readonly segments: ReadonlyMap<string, ReadonlySet<string>>;
@@ -67,13 +77,24 @@ export async function prepareAudience(
   campaign: Audience['campaign'],
   cutoff: string,
 ): Promise<Audience> {
-  const condition = campaign.audienceType === 'FILTERED' ? campaign.audienceCondition : null;
+  let condition = campaign.audienceType === 'FILTERED' ? campaign.audienceCondition : null;
+  let segmentMode: Audience['segmentMode'] = 'members';
+  if (campaign.audienceType === 'SEGMENT' && campaign.segmentId) {
+    const segment = await getSegmentRecord(deps, projectId, campaign.segmentId);
+    if (segment?.type === 'DYNAMIC' && segment.condition) {
+      // Kept in either mode: a send begun by evaluation goes on by evaluation (`EVALUATED`).
+      condition = segment.condition;
+      if (!segment.builtAt || drifts(segment.condition)) segmentMode = 'evaluate';
+    }
+  }
   const needs = condition ? needsFacts(condition) : { events: false, emails: false, segments: false };
   const fieldTypes = condition
     ? new Map((await listFieldTypes(deps, projectId)).map((t) => [t.path, t.type]))
     : new Map<string, FieldType>();
   const segments = new Map<string, Set<string>>();
-  if (condition && needs.segments) {
+  // Stored members need no segment facts (a read of every member of each segment named).
+  const evaluates = campaign.audienceType === 'FILTERED' || segmentMode === 'evaluate';
+  if (condition && needs.segments && evaluates) {
     for (const id of referencedSegments(condition)) segments.set(id, await allMembers(deps, projectId, id));
   }
   return {
@@ -81,11 +102,21 @@ export async function prepareAudience(
     campaign,
     cutoff,
     condition,
+    segmentMode,
     fieldTypes,
     needsActivity: needs.events || needs.emails,
     segments,
   };
 }
+
+/** Whether a condition's matches change without contact writes (see the module comment). */
+function drifts(condition: Condition): boolean {
+  const needs = needsFacts(condition);
+  return needs.events || needs.emails || usesRelativeTime(condition);
+}
+
+/** Marks the positions of a SEGMENT audience read by evaluating its condition. */
+const EVALUATED = 'E~';
 
 async function allMembers(deps: StoreDeps, projectId: string, segmentId: string): Promise<Set<string>> {
   const members = new Set<string>();
@@ -109,11 +140,15 @@ export async function audiencePage(
   position: string,
   limit: number,
 ): Promise<AudiencePage> {
-  const cursor = position === '' ? undefined : position;
+  const segment = audience.campaign.audienceType === 'SEGMENT';
+  const evaluated =
+    segment && (position === '' ? audience.segmentMode === 'evaluate' : position.startsWith(EVALUATED));
+  const stored = evaluated ? position.slice(EVALUATED.length) : position;
+  const cursor = stored === '' ? undefined : stored;
   let candidates: ContactRecord[];
   let next: string;
   let done: boolean;
-  if (audience.campaign.audienceType === 'SEGMENT') {
+  if (segment && !evaluated) {
     const page = await segmentMemberPage(deps, audience.projectId, audience.campaign.segmentId ?? '', {
       cursor,
       limit,
@@ -138,13 +173,25 @@ export async function audiencePage(
     done = !page.hasMore || late >= 0;
   }
   const recipients: ContactRecord[] = [];
-  for (const contact of candidates) if (await isRecipient(deps, audience, contact)) recipients.push(contact);
-  return { recipients, examined: candidates.length, cursor: done ? '' : next, done };
+  // Stored members match by definition; an evaluated audience without a condition (a segment made
+  // static mid-send) reaches nobody more.
+  const condition = segment && !evaluated ? null : audience.condition;
+  if (!(evaluated && !condition)) {
+    for (const contact of candidates)
+      if (await isRecipient(deps, audience, condition, contact)) recipients.push(contact);
+  }
+  const marked = evaluated ? `${EVALUATED}${next}` : next;
+  return { recipients, examined: candidates.length, cursor: done ? '' : marked, done };
 }
 
-async function isRecipient(deps: StoreDeps, audience: Audience, contact: ContactRecord): Promise<boolean> {
+async function isRecipient(
+  deps: StoreDeps,
+  audience: Audience,
+  condition: Condition | null,
+  contact: ContactRecord,
+): Promise<boolean> {
   if (audience.campaign.type !== 'TRANSACTIONAL' && !contact.subscribed) return false;
-  if (!audience.condition) return true;
+  if (!condition) return true;
   const activity = audience.needsActivity
     ? await activityOf(deps, audience.projectId, contact.id)
     : undefined;
@@ -157,7 +204,7 @@ async function isRecipient(deps: StoreDeps, audience: Audience, contact: Contact
       : {}),
     memberOf: (segmentId: string) => audience.segments.get(segmentId)?.has(contact.id) ?? false,
   };
-  return evaluateCondition(audience.condition, contact, {
+  return evaluateCondition(condition, contact, {
     now: new Date(audience.cutoff),
     fieldTypes: audience.fieldTypes,
     ...facts,
