@@ -6,8 +6,10 @@
  *
  * The workflows' listener receives every name (`*`) but `accepts` only the names some workflow of
  * the project starts on or waits for (a cached read): any other event costs what it did before the
- * seam existed (one conditional write), with no dispatch message.
+ * seam existed (one conditional write), with no dispatch message. The segments' listener does the
+ * same for the names a dynamic segment's condition reads (`segments/listeners.ts`).
  */
+import * as segments from '../segments/listeners';
 import * as workflows from '../workflows/listeners';
 import { type EventListener, ListenerRegistry } from './registry';
 
@@ -17,7 +19,7 @@ export interface DomainListeners {
 }
 
 /** The domains' listener modules, by noun. */
-export const domainListeners = { workflows } satisfies Readonly<Record<string, DomainListeners>>;
+export const domainListeners = { segments, workflows } satisfies Readonly<Record<string, DomainListeners>>;
 
 let built: ListenerRegistry | undefined;
 

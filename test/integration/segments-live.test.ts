@@ -6,6 +6,7 @@
  * advance, no wait for the build's second pass.
  */
 import { describe, expect, it } from 'vitest';
+import { seedVerifiedDomain } from '../../shared/domains/repository';
 import { createProject } from '../../shared/projects/repository';
 import {
   type ApiOptions,
@@ -107,5 +108,47 @@ describe('a definition change is seen by the next contact write of every instanc
     } finally {
       await other.stop();
     }
+  });
+});
+
+describe('segments on events and email activity follow each event', () => {
+  const on = (field: string, operator: string) => ({
+    logic: 'AND',
+    groups: [{ filters: [{ field, operator }] }],
+  });
+
+  it('a contact enters or leaves as its event is recorded, without the periodic job', async () => {
+    const p = await createProject(rt.deps, { name: 'event segments' });
+    const api: Api = (method, path, options = {}) => rt.api(method, path, { key: p.secretKey, ...options });
+    await seedVerifiedDomain(rt.deps, p.project.id, 'evseg.test');
+    for (const email of ['x@evseg.test', 'y@evseg.test'])
+      expect((await api('POST', '/contacts', { body: { email } })).status).toBe(201);
+    const make = async (name: string, condition: Json) => {
+      const res = await api('POST', '/segments', { body: { name, condition } });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as string;
+    };
+    const buyers = await make('Buyers', on('event.purchased', 'triggered'));
+    const never = await make('Never bought', on('event.purchased', 'notTriggered'));
+    const mailed = await make('Mailed', on('email.sent', 'triggered'));
+    await rt.drain();
+    const count = async (id: string) => (await api('GET', `/segments/${id}`)).body.memberCount;
+    expect([await count(buyers), await count(never), await count(mailed)]).toEqual([0, 2, 0]);
+
+    // Twice: the second event changes nothing more.
+    for (let i = 0; i < 2; i++) {
+      const res = await api('POST', '/events/track', { body: { email: 'x@evseg.test', event: 'purchased' } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const sent = await api('POST', '/v1/send', {
+      body: { from: 'hi@evseg.test', to: 'y@evseg.test', subject: 'Hi', body: '<p>Hi</p>' },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    // Only the queue's work: the clock does not move and the periodic job does not run.
+    await rt.drain();
+    expect(await members(api, buyers)).toEqual(['x@evseg.test']);
+    expect(await members(api, never)).toEqual(['y@evseg.test']);
+    expect(await members(api, mailed)).toEqual(['y@evseg.test']);
+    expect([await count(buyers), await count(never), await count(mailed)]).toEqual([1, 1, 1]);
   });
 });
