@@ -29,7 +29,7 @@ import {
 } from './repository';
 import { applyStatsDelta, readContactStats, readFieldValueCounts } from './stats';
 
-type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue'>;
+type FieldDeps = StoreDeps & Pick<Deps, 'clock' | 'queue' | 'ids'>;
 
 export const STANDARD_FIELDS: Readonly<Record<string, FieldType>> = {
   email: 'string',

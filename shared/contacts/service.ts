@@ -153,7 +153,7 @@ async function createWithId(
  * when a chunked job sums its chunk, else at once, and not at all when it changes nothing counted.
  */
 export async function countChange(
-  deps: StoreDeps & Pick<Deps, 'clock' | 'queue'>,
+  deps: StoreDeps & Pick<Deps, 'clock' | 'queue' | 'ids'>,
   projectId: string,
   before: ContactRecord | undefined,
   after: ContactRecord | undefined,
@@ -194,7 +194,7 @@ export async function countChange(
  * by its next write, which compares with what is stored.
  */
 async function syncSegments(
-  deps: StoreDeps & Pick<Deps, 'clock'>,
+  deps: StoreDeps & Pick<Deps, 'clock' | 'queue' | 'ids'>,
   projectId: string,
   before: ContactRecord | undefined,
   after: ContactRecord | undefined,

@@ -80,7 +80,7 @@ export function buildChunks(options: ChunkOptions = {}) {
   return chunkedJob(buildSegmentJobMessage, {
     budget: options,
     ...cursorInMessage<BuildMessage, z.input<typeof buildSegmentJobMessage.schema>>(),
-    async process(deps: BuildDeps, { cursor }: MessageCursor, m: BuildMessage) {
+    async process(deps: BuildDeps & Pick<Deps, 'ids'>, { cursor }: MessageCursor, m: BuildMessage) {
       const segment = await current(deps, m);
       if (!segment) return { next: { cursor }, items: 0, done: true };
       const live = liveSegment(segment);
@@ -111,7 +111,7 @@ export function buildChunks(options: ChunkOptions = {}) {
 }
 
 async function evaluateOne(
-  deps: BuildDeps,
+  deps: BuildDeps & Pick<Deps, 'ids'>,
   projectId: string,
   segment: LiveSegment,
   contact: Parameters<typeof applyEvaluation>[2],

@@ -11,6 +11,7 @@
  * which is why contact writes re-evaluate only segments whose conditions need no event or email
  * facts; the others are re-evaluated by background work (see `membership.ts`).
  */
+
 import {
   type ActivitySummary,
   type Condition,
@@ -25,6 +26,7 @@ import type { FieldType } from '../contacts/data';
 import { type ContactRecord, listFieldTypes } from '../contacts/repository';
 import type { StoreDeps } from '../store/store';
 import { keys } from '../table';
+import type { Tracked } from './announce';
 import { listSegmentRecords, membershipsOf, type Segment, type SegmentRecord } from './repository';
 
 /**
@@ -45,6 +47,8 @@ export interface LiveSegment {
   readonly needsSegments: boolean;
   /** The condition compares with the current time, so membership drifts without writes. */
   readonly relativeTime: boolean;
+  /** A tracked segment: each membership change is announced (`announce.ts`). */
+  readonly tracked: Tracked | null;
 }
 
 export interface ProjectSegments {
@@ -57,7 +61,9 @@ export interface ProjectSegments {
 
 const NONE: ProjectSegments = { any: false, dynamic: [], fieldTypes: new Map() };
 
-export function liveSegment(record: Pick<SegmentRecord, 'id' | 'version' | 'condition'>): LiveSegment {
+export function liveSegment(
+  record: Pick<SegmentRecord, 'id' | 'version' | 'condition' | 'trackMembership' | 'slug' | 'name'>,
+): LiveSegment {
   const condition = record.condition as Condition;
   const facts = needsFacts(condition);
   return {
@@ -67,6 +73,7 @@ export function liveSegment(record: Pick<SegmentRecord, 'id' | 'version' | 'cond
     needsActivity: facts.events || facts.emails,
     needsSegments: facts.segments,
     relativeTime: usesRelativeTime(condition),
+    tracked: record.trackMembership ? { id: record.id, slug: record.slug, name: record.name } : null,
   };
 }
 

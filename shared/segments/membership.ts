@@ -24,11 +24,12 @@
  * repairs them) or the segment's next build.
  */
 import type { ContactRecord } from '../contacts/repository';
-import type { StoreDeps } from '../store/store';
+import { type AnnounceDeps, announceMembership } from './announce';
 import { factsOver, type LiveSegment, matches, type ProjectSegments, projectSegments } from './evaluation';
 import { addMemberCounts, deleteMembership, membershipsOf, putMembership } from './repository';
 
-export type MembershipDeps = StoreDeps & { readonly clock: { now(): Date } };
+/** A tracked segment's changes are announced with their events, which need the queue and ids. */
+export type MembershipDeps = AnnounceDeps;
 
 const bump = (deltas: Map<string, number>, id: string, by: number) =>
   deltas.set(id, (deltas.get(id) ?? 0) + by);
@@ -87,12 +88,17 @@ export async function applyEvaluation(
   for (const segment of candidates) {
     const member = matches(segment, contact, ctx);
     if (member === stored.has(segment.id)) continue;
+    let changed: boolean;
     if (member) {
       stored.add(segment.id);
-      if (await putMembership(deps, projectId, segment.id, contact, at)) bump(deltas, segment.id, 1);
+      changed = await putMembership(deps, projectId, segment.id, contact, at);
+      if (changed) bump(deltas, segment.id, 1);
     } else {
       stored.delete(segment.id);
-      if (await deleteMembership(deps, projectId, segment.id, contact.id)) bump(deltas, segment.id, -1);
+      changed = await deleteMembership(deps, projectId, segment.id, contact.id);
+      if (changed) bump(deltas, segment.id, -1);
     }
+    if (changed && segment.tracked)
+      await announceMembership(deps, projectId, segment.tracked, contact.id, member);
   }
 }

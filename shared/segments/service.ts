@@ -18,6 +18,7 @@ import { emit } from '../events/emit';
 import type { EventRecord } from '../events/repository';
 import type { Deps } from '../ports';
 import { sleep } from '../store/store';
+import { announceMembership } from './announce';
 import { requestBuild } from './build';
 import { requestSegmentCleanup } from './cleanup';
 import { bumpSegmentsVersion, needsPeriodicWork } from './evaluation';
@@ -389,7 +390,7 @@ export async function refreshSegment(deps: SegmentDeps, projectId: string, segme
   return { memberCount };
 }
 
-export const segmentEventName = (slug: string, kind: 'entry' | 'exit') => `segment.${slug}.${kind}`;
+export { segmentEventName } from './announce';
 
 /**
  * `POST /segments/{id}/compute` (and the periodic job, for tracked segments): compares the live
@@ -419,35 +420,22 @@ export async function computeSegment(
     await settleSnapshotEntry(deps, projectId, segmentId, entry.contactId, entry.present);
   }
   const now = deps.clock.now().toISOString();
-  const eventOf = (contactId: string, kind: 'entry' | 'exit'): EventRecord | null =>
-    segment.trackMembership
-      ? {
-          id: deps.ids.uuid(),
-          projectId,
-          contactId,
-          name: segmentEventName(segment.slug, kind),
-          data: { segmentId, segmentName: segment.name },
-          createdAt: now,
-        }
-      : null;
   let added = 0;
   let removed = 0;
+  // A tracked segment's changes are announced conditionally (`announce.ts`): one a writer
+  // announced meanwhile is not announced, nor counted, again.
   const change = async (contactId: string, present: boolean) => {
-    const event = eventOf(contactId, present ? 'entry' : 'exit');
-    await writeSnapshotEntry(deps, projectId, segmentId, contactId, present, event);
-    if (!event) return;
-    await emit(deps, event);
-    await settleSnapshotEntry(deps, projectId, segmentId, contactId, present);
+    if (segment.trackMembership) return announceMembership(deps, projectId, segment, contactId, present);
+    await writeSnapshotEntry(deps, projectId, segmentId, contactId, present, null);
+    return true;
   };
   for (const contactId of live) {
     if (snapshot.get(contactId)?.present) continue;
-    await change(contactId, true);
-    added++;
+    if (await change(contactId, true)) added++;
   }
   for (const [contactId, entry] of snapshot) {
     if (!entry.present || live.has(contactId)) continue;
-    await change(contactId, false);
-    removed++;
+    if (await change(contactId, false)) removed++;
   }
   await markSegment(deps, projectId, segmentId, { memberCount: live.size, lastComputedAt: now });
   return { added, removed, memberCount: live.size };

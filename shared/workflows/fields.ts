@@ -14,7 +14,7 @@ import type { Deps } from '../ports';
 import { getWorkflowRecord } from './repository';
 import type { FieldsQuery } from './schemas';
 
-type FieldsDeps = Pick<Deps, 'store' | 'clock' | 'queue'>;
+type FieldsDeps = Pick<Deps, 'store' | 'clock' | 'queue' | 'ids'>;
 
 /** Recent events of a name read to learn its data keys. */
 export const EVENT_SAMPLE_SIZE = 50;

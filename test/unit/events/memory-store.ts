@@ -1,8 +1,9 @@
 /**
- * Unit-test stand-ins for the ports that emitting and sending touch: an in-memory store (single
- * items only: gets and puts, updates of the `SET a = :v, b = if_not_exists(b, :v) ADD c :n` kind,
- * deletes, and the conditions `attribute_exists(pk)` / `attribute_not_exists(pk)`), a queue that
- * keeps what is sent, and one log of both in order, so a test can tell which came first.
+ * Unit-test stand-ins for the ports that emitting and sending touch: an in-memory store (gets and
+ * puts, updates of the `SET a = :v, b = if_not_exists(b, :v) ADD c :n` kind, deletes, the
+ * conditions `attribute_exists(pk)` / `attribute_not_exists(pk)`, and table queries by sort-key
+ * prefix), a queue that keeps what is sent, and one log of both in order, so a test can tell
+ * which came first.
  */
 import type { QueueMessage, QueuePort } from '../../../shared/ports';
 import { type Item, type Key, type Store, storeOver, type Write } from '../../../shared/store/store';
@@ -124,8 +125,20 @@ export function memory(): Memory {
       for (const k of keys) items.delete(id(k));
     },
     query: () => Promise.reject(new Error('memory store: queries are not supported')),
-    queryAll: () => {
-      throw new Error('memory store: queries are not supported');
+    // A table partition, whole or by sort-key prefix (what reading a project's segment
+    // definitions asks); no index, filter, or other key condition.
+    queryAll: (query) => {
+      const sort = query.sort as { beginsWith?: string } | undefined;
+      if (query.index || query.filter || (sort && sort.beginsWith === undefined))
+        throw new Error('memory store: only table queries by sort-key prefix are supported');
+      const prefix = sort?.beginsWith ?? '';
+      const found = [...items.values()]
+        .filter((item) => item.pk === query.partition && String(item.sk).startsWith(prefix))
+        .sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))
+        .map((item) => structuredClone(item));
+      return (async function* () {
+        yield* found;
+      })();
     },
     count: () => Promise.reject(new Error('memory store: queries are not supported')),
   });

@@ -26,9 +26,30 @@ describe('slugOf', () => {
 
 describe('inDependencyOrder', () => {
   it('puts each segment after the segments its condition references', () => {
-    const a = liveSegment({ id: 'a', version: 1, condition: cond('segment.b', 'memberOfSegment') });
-    const b = liveSegment({ id: 'b', version: 1, condition: cond('segment.c', 'notMemberOfSegment') });
-    const c = liveSegment({ id: 'c', version: 1, condition: cond('data.plan', 'equals', 'pro') });
+    const a = liveSegment({
+      id: 'a',
+      version: 1,
+      trackMembership: false,
+      slug: 'a',
+      name: 'a',
+      condition: cond('segment.b', 'memberOfSegment'),
+    });
+    const b = liveSegment({
+      id: 'b',
+      version: 1,
+      trackMembership: false,
+      slug: 'b',
+      name: 'b',
+      condition: cond('segment.c', 'notMemberOfSegment'),
+    });
+    const c = liveSegment({
+      id: 'c',
+      version: 1,
+      trackMembership: false,
+      slug: 'c',
+      name: 'c',
+      condition: cond('data.plan', 'equals', 'pro'),
+    });
     expect(inDependencyOrder([a, b, c]).map((s) => s.id)).toEqual(['c', 'b', 'a']);
     expect(inDependencyOrder([c, a, b]).map((s) => s.id)).toEqual(['c', 'b', 'a']);
   });
