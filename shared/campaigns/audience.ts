@@ -14,7 +14,10 @@
  *   (`segmentMemberPage`), each read from its contact item (deleted ones are left out).
  *
  * MARKETING and HEADLESS campaigns go to subscribed contacts only: an unsubscribed contact is not
- * a recipient at all (no email record, not in `totalRecipients`). TRANSACTIONAL ones go to all.
+ * a recipient at all (no email record, not in `totalRecipients`). TRANSACTIONAL ones go to all
+ * (`subscriptionAllows`, eligibility.ts). The fan-out does not evaluate an unsubscribed contact's
+ * condition; the audience count (`count.ts`) asks for it (`countUnsubscribed`), to say how many of
+ * the audience the rule leaves out.
  */
 import {
   type ActivitySummary,
@@ -34,6 +37,7 @@ import {
 import { listContactEventsPage } from '../events/repository';
 import { segmentMemberPage } from '../segments/members';
 import type { StoreDeps } from '../store/store';
+import { subscriptionAllows } from './eligibility';
 import type { CampaignRecord } from './repository';
 
 /** Members of one segment a FILTERED audience's condition may name (read into memory per message). */
@@ -54,6 +58,11 @@ export interface Audience {
 /** One page of the audience: the recipients in it, and where the next page starts. */
 export interface AudiencePage {
   readonly recipients: ContactRecord[];
+  /**
+   * Contacts of the page in the audience but left out as unsubscribed (MARKETING and HEADLESS
+   * content): counted only when asked (`countUnsubscribed`), else 0.
+   */
+  readonly unsubscribed: number;
   /** Candidates read (recipients or not): the fan-out's unit of work. */
   readonly examined: number;
   readonly cursor: string;
@@ -108,6 +117,7 @@ export async function audiencePage(
   audience: Audience,
   position: string,
   limit: number,
+  options: { readonly countUnsubscribed?: boolean } = {},
 ): Promise<AudiencePage> {
   const cursor = position === '' ? undefined : position;
   let candidates: ContactRecord[];
@@ -138,12 +148,17 @@ export async function audiencePage(
     done = !page.hasMore || late >= 0;
   }
   const recipients: ContactRecord[] = [];
-  for (const contact of candidates) if (await isRecipient(deps, audience, contact)) recipients.push(contact);
-  return { recipients, examined: candidates.length, cursor: done ? '' : next, done };
+  let unsubscribed = 0;
+  for (const contact of candidates) {
+    if (subscriptionAllows(audience.campaign.type, contact)) {
+      if (await inAudience(deps, audience, contact)) recipients.push(contact);
+    } else if (options.countUnsubscribed && (await inAudience(deps, audience, contact))) unsubscribed++;
+  }
+  return { recipients, unsubscribed, examined: candidates.length, cursor: done ? '' : next, done };
 }
 
-async function isRecipient(deps: StoreDeps, audience: Audience, contact: ContactRecord): Promise<boolean> {
-  if (audience.campaign.type !== 'TRANSACTIONAL' && !contact.subscribed) return false;
+/** The contact is in the audience (its condition, when FILTERED), whatever its subscription. */
+async function inAudience(deps: StoreDeps, audience: Audience, contact: ContactRecord): Promise<boolean> {
   if (!audience.condition) return true;
   const activity = audience.needsActivity
     ? await activityOf(deps, audience.projectId, contact.id)
