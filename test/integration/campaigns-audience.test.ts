@@ -7,14 +7,15 @@
  * that condition has it. Bad input gets the error envelope and changes nothing.
  *
  * Every queue message is delivered twice (`redeliverEachMessage`, as SQS may) and the count reads
- * two candidates a chunk, one chunk a message: its counts come out exact all the same.
+ * two candidates a chunk, one chunk a message: its counts come out exact all the same. The fan-out
+ * reads its audience in ranges of four, so every audience here spans several pages of both.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jobs, normalizers } from '../../functions/queues/jobs';
-import { audienceCountJobs } from '../../shared/campaigns/jobs';
-import { AUDIENCE_COUNT_JOB } from '../../shared/campaigns/messages';
+import { audienceCountJobs, campaignJobs } from '../../shared/campaigns/jobs';
+import { AUDIENCE_COUNT_JOB, CAMPAIGN_SEND_JOB } from '../../shared/campaigns/messages';
 import { fastTimings } from '../../shared/composition/local';
 import { suppress } from '../../shared/email-events/repository';
 import { jobsWorker } from '../../shared/jobs/registry';
@@ -30,8 +31,10 @@ import {
 } from './helpers/campaigns';
 import { type Json, useLocalRuntime } from './helpers/local';
 
+// Small pages for the fan-out too (ranges of 4), so a SEGMENT audience's send crosses pages.
 const workerJobs = [
-  ...jobs.filter((j) => j.type !== AUDIENCE_COUNT_JOB),
+  ...jobs.filter((j) => j.type !== AUDIENCE_COUNT_JOB && j.type !== CAMPAIGN_SEND_JOB),
+  ...campaignJobs({ chunkSize: 2 }),
   ...audienceCountJobs({ chunkSize: 2, budgetMs: 0 }),
 ];
 
