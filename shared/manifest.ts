@@ -335,7 +335,7 @@ const manifestData = {
       name: 'campaigns',
       handler: 'functions/http/campaigns/index.ts',
       // Sending now queues the fan-out; sending later is a one-off schedule (deleted on cancel);
-      // a test send mails one address with signed subscription links.
+      // a test send mails one address with signed subscription links; an audience count is a job.
       uses: ['table:read', 'table:write', 'queue', 'scheduler', 'mailer', 'sign-links'],
       routes: [
         { method: 'GET', path: '/campaigns' },
@@ -348,6 +348,10 @@ const manifestData = {
         { method: 'POST', path: '/campaigns/{id}/cancel' },
         { method: 'POST', path: '/campaigns/{id}/test' },
         { method: 'GET', path: '/campaigns/{id}/stats' },
+        { method: 'POST', path: '/campaigns/{id}/audience' },
+        { method: 'GET', path: '/campaigns/{id}/audience' },
+        { method: 'POST', path: '/audiences' },
+        { method: 'GET', path: '/audiences/{id}' },
       ],
     },
     {

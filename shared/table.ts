@@ -75,6 +75,9 @@
  * - executions waiting for a contact's event, as an earlier version kept them (a wait now writes
  *   none; the workflow purge still deletes any left) -> pk P#<pid>#C#<cid>, sk WFWAIT#<name>#<executionId>
  * - campaign run (fan-out position, recipients' outcome counters) -> pk P#<pid>#CAMPAIGN#<cid>, sk #RUN
+ * - audience count of a campaign, the latest (status, position, counts, sample) -> pk
+ *   P#<pid>#CAMPAIGN#<cid>, sk #AUDIENCE (TTL)
+ * - audience count of a condition tree alone, by id -> pk P#<pid>#AUDIENCE#<id>, sk #COUNT (TTL)
  * - SES send-rate windows, shared by every project (exception: the rate is the account's) ->
  *   pk SENDRATE#<epoch second>, sk #RATE (TTL)
  * - templates: by id, all of a project -> pk P#<pid>, sk TEMPLATE#<id>
@@ -284,6 +287,16 @@ export const keys = {
   campaignRange: (projectId: string, campaignId: string, runId: string, no: number) => ({
     pk: `${P(projectId)}#CAMPAIGN#${campaignId}`,
     sk: `RANGE#${runId}#${String(no).padStart(8, '0')}`,
+  }),
+  /** The latest audience count of a campaign (shared/campaigns/count-repository.ts), in its run's partition. */
+  campaignAudienceCount: (projectId: string, campaignId: string) => ({
+    pk: `${P(projectId)}#CAMPAIGN#${campaignId}`,
+    sk: '#AUDIENCE',
+  }),
+  /** An audience count of a condition tree alone (`POST /audiences`). */
+  treeAudienceCount: (projectId: string, countId: string) => ({
+    pk: `${P(projectId)}#AUDIENCE#${countId}`,
+    sk: '#COUNT',
   }),
   /** One second of the account's SES send rate (shared/campaigns/send-rate.ts). */
   sendRateWindow: (second: number) => ({ pk: `SENDRATE#${second}`, sk: '#RATE' }),

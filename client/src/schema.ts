@@ -30,6 +30,12 @@ export interface paths {
   "/analytics/top-events": {
     get: operations["getAnalyticsTopEvents"];
   };
+  "/audiences": {
+    post: operations["postAudiences"];
+  };
+  "/audiences/{id}": {
+    get: operations["getAudiencesId"];
+  };
   "/auth/accept-invitation": {
     post: operations["postAuthAcceptInvitation"];
   };
@@ -65,6 +71,10 @@ export interface paths {
     get: operations["getCampaignsId"];
     put: operations["putCampaignsId"];
     delete: operations["deleteCampaignsId"];
+  };
+  "/campaigns/{id}/audience": {
+    get: operations["getCampaignsIdAudience"];
+    post: operations["postCampaignsIdAudience"];
   };
   "/campaigns/{id}/cancel": {
     post: operations["postCampaignsIdCancel"];
@@ -651,6 +661,66 @@ export interface operations {
       default: components["responses"]["OtherError"];
     };
   };
+  /** Count the contacts a condition tree reaches, for a live count in an editor (a job) */
+  postAudiences: {
+    parameters: {
+      query?: never;
+      header?: {
+        "X-Project-Id"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: { content: {
+      "application/json": {
+        condition?: unknown;
+        type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+      };
+    } };
+    responses: {
+      202: {
+        headers: { [name: string]: unknown };
+        content: {
+          "application/json": components["schemas"]["AudienceCount"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["InvalidKey"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["ValidationFailed"];
+      429: components["responses"]["RateLimited"];
+      default: components["responses"]["OtherError"];
+    };
+  };
+  /** Poll a condition tree's audience count */
+  getAudiencesId: {
+    parameters: {
+      query?: never;
+      header?: {
+        "X-Project-Id"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: { [name: string]: unknown };
+        content: {
+          "application/json": components["schemas"]["AudienceCount"];
+        };
+      };
+      401: components["responses"]["InvalidKey"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["ValidationFailed"];
+      429: components["responses"]["RateLimited"];
+      default: components["responses"]["OtherError"];
+    };
+  };
   /** Join a project with an invitation token */
   postAuthAcceptInvitation: {
     parameters: {
@@ -1101,6 +1171,62 @@ export interface operations {
             id: string;
             deleted: true;
           };
+        };
+      };
+      401: components["responses"]["InvalidKey"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["ValidationFailed"];
+      429: components["responses"]["RateLimited"];
+      default: components["responses"]["OtherError"];
+    };
+  };
+  /** Poll a campaign's latest audience count */
+  getCampaignsIdAudience: {
+    parameters: {
+      query?: never;
+      header?: {
+        "X-Project-Id"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: { [name: string]: unknown };
+        content: {
+          "application/json": components["schemas"]["AudienceCount"];
+        };
+      };
+      401: components["responses"]["InvalidKey"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      422: components["responses"]["ValidationFailed"];
+      429: components["responses"]["RateLimited"];
+      default: components["responses"]["OtherError"];
+    };
+  };
+  /** Count a draft or scheduled campaign's audience now: who it would mail, who is left out and why (a job) */
+  postCampaignsIdAudience: {
+    parameters: {
+      query?: never;
+      header?: {
+        "X-Project-Id"?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      202: {
+        headers: { [name: string]: unknown };
+        content: {
+          "application/json": components["schemas"]["AudienceCount"];
         };
       };
       401: components["responses"]["InvalidKey"];
@@ -4563,8 +4689,8 @@ export interface components {
     Error: {
       success: false;
       error: {
-        /** - `BAD_REQUEST`: The request is malformed (unparseable JSON, a missing header, an unusable value) - `VALIDATION_ERROR`: A field is invalid; `errors` lists each problem with its field path - `INVALID_API_KEY`: The key is missing, unknown, revoked, or of the wrong kind for the route - `UNAUTHORIZED`: No valid session cookie (user routes) - `INVALID_CREDENTIALS`: Wrong email or password - `TOO_MANY_LOGIN_ATTEMPTS`: Too many failed logins for this address; wait and retry - `FORBIDDEN`: The caller's role does not allow this - `PROJECT_DISABLED`: The project is disabled; its keys are refused - `SIGNUP_DISABLED`: Signup is closed on this deployment - `NOT_FOUND`: No such route, or no such thing in this project - `RATE_LIMIT_EXCEEDED`: Too many requests; retry after the Retry-After header - `INVALID_IDEMPOTENCY_KEY`: The Idempotency-Key header is not 1 to 255 printable ASCII characters - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used with a different request - `INVALID_TOKEN`: The token (email verification, password reset, invitation) is unknown or expired - `INVALID_INVITATION`: The invitation is unknown, expired or used - `INVITATION_EMAIL_MISMATCH`: The invitation was sent to another address - `INVITATIONS_NOT_MAILED`: This deployment sends no account mail (no SYSTEM_FROM): an invitation would reach nobody - `EMAIL_ALREADY_REGISTERED`: A user with this email exists - `ALREADY_MEMBER`: The user is a member of the project already - `LAST_OWNER`: The project would be left without an owner - `MEMBERS_BUSY`: The project's members are being changed by another request; retry - `KEYS_BUSY`: The project's keys are being changed by another request; retry - `CONTACT_BUSY`: The contact is being changed by another request; retry - `CONTACT_EMAIL_TAKEN`: Another contact has this email - `TEMPLATE_BUSY`: The template is in use (a campaign or workflow names it) - `TEMPLATE_RENDER_ERROR`: The template could not be rendered with the data given - `MESSAGE_TOO_LARGE`: The built message is over the size limit - `EMAIL_SEND_FAILED`: The email provider refused every recipient - `EMAIL_SEND_THROTTLED`: The email provider is throttling or unavailable; retry after Retry-After - `ALREADY_SUBSCRIBED`: The contact is subscribed already - `DOMAIN_ALREADY_ADDED`: The domain is added to this project already - `DOMAIN_IN_USE`: The domain belongs to another project of this deployment - `SEGMENT_BUSY`: The segment is being changed by another request; retry - `SEGMENT_IN_USE`: A campaign or workflow uses the segment - `CAMPAIGN_BUSY`: The campaign is being changed by another request; retry - `CAMPAIGN_SENDING`: The campaign is sending; it cannot change now - `CAMPAIGN_NOT_EDITABLE`: Only a draft campaign can be edited - `CAMPAIGN_NOT_SENDABLE`: The campaign is not complete, or not in a state that can be sent - `CAMPAIGN_NOT_CANCELLABLE`: Only a scheduled or sending campaign can be cancelled - `WORKFLOW_BUSY`: The workflow is being changed by another request; retry - `WORKFLOW_HAS_ACTIVE_EXECUTIONS`: The workflow has running or waiting executions - `TRANSITION_EXISTS`: The steps are joined by a transition already - `WORKFLOW_REENTRY`: The contact is in this workflow already, or has been and the workflow allows no re-entry - `EXECUTION_BUSY`: The execution is being changed by another request; retry - `EXECUTION_ENDED`: The execution has ended - `BILLING_LIMIT_REACHED`: The project's monthly cap would be passed: nothing was sent - `SUBSCRIPTION_ACTIVE`: The project has an active Stripe subscription; cancel it first - `BILLING_DISABLED`: This deployment has no Stripe account configured - `NO_BILLING_ACCOUNT`: The project has no Stripe customer yet (no checkout was completed) - `BILLING_PROVIDER_ERROR`: Stripe answered with an error - `EVENT_IN_PROGRESS`: Another delivery of this Stripe event is being applied; Stripe retries - `INVALID_STRIPE_SIGNATURE`: The Stripe-Signature header does not verify - `INVALID_SNS_MESSAGE`: The SNS message is malformed or its signature does not verify - `SNS_TOPIC_NOT_ACCEPTED`: The SNS message comes from a topic this deployment does not accept - `FILE_TOO_LARGE`: The uploaded file is over the size limit - `INTERNAL_SERVER_ERROR`: An unexpected error (or, on a send, an unusable sender domain) */
-        code: "BAD_REQUEST" | "VALIDATION_ERROR" | "INVALID_API_KEY" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TOO_MANY_LOGIN_ATTEMPTS" | "FORBIDDEN" | "PROJECT_DISABLED" | "SIGNUP_DISABLED" | "NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_TOKEN" | "INVALID_INVITATION" | "INVITATION_EMAIL_MISMATCH" | "INVITATIONS_NOT_MAILED" | "EMAIL_ALREADY_REGISTERED" | "ALREADY_MEMBER" | "LAST_OWNER" | "MEMBERS_BUSY" | "KEYS_BUSY" | "CONTACT_BUSY" | "CONTACT_EMAIL_TAKEN" | "TEMPLATE_BUSY" | "TEMPLATE_RENDER_ERROR" | "MESSAGE_TOO_LARGE" | "EMAIL_SEND_FAILED" | "EMAIL_SEND_THROTTLED" | "ALREADY_SUBSCRIBED" | "DOMAIN_ALREADY_ADDED" | "DOMAIN_IN_USE" | "SEGMENT_BUSY" | "SEGMENT_IN_USE" | "CAMPAIGN_BUSY" | "CAMPAIGN_SENDING" | "CAMPAIGN_NOT_EDITABLE" | "CAMPAIGN_NOT_SENDABLE" | "CAMPAIGN_NOT_CANCELLABLE" | "WORKFLOW_BUSY" | "WORKFLOW_HAS_ACTIVE_EXECUTIONS" | "TRANSITION_EXISTS" | "WORKFLOW_REENTRY" | "EXECUTION_BUSY" | "EXECUTION_ENDED" | "BILLING_LIMIT_REACHED" | "SUBSCRIPTION_ACTIVE" | "BILLING_DISABLED" | "NO_BILLING_ACCOUNT" | "BILLING_PROVIDER_ERROR" | "EVENT_IN_PROGRESS" | "INVALID_STRIPE_SIGNATURE" | "INVALID_SNS_MESSAGE" | "SNS_TOPIC_NOT_ACCEPTED" | "FILE_TOO_LARGE" | "INTERNAL_SERVER_ERROR";
+        /** - `BAD_REQUEST`: The request is malformed (unparseable JSON, a missing header, an unusable value) - `VALIDATION_ERROR`: A field is invalid; `errors` lists each problem with its field path - `INVALID_API_KEY`: The key is missing, unknown, revoked, or of the wrong kind for the route - `UNAUTHORIZED`: No valid session cookie (user routes) - `INVALID_CREDENTIALS`: Wrong email or password - `TOO_MANY_LOGIN_ATTEMPTS`: Too many failed logins for this address; wait and retry - `FORBIDDEN`: The caller's role does not allow this - `PROJECT_DISABLED`: The project is disabled; its keys are refused - `SIGNUP_DISABLED`: Signup is closed on this deployment - `NOT_FOUND`: No such route, or no such thing in this project - `RATE_LIMIT_EXCEEDED`: Too many requests; retry after the Retry-After header - `INVALID_IDEMPOTENCY_KEY`: The Idempotency-Key header is not 1 to 255 printable ASCII characters - `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was used with a different request - `INVALID_TOKEN`: The token (email verification, password reset, invitation) is unknown or expired - `INVALID_INVITATION`: The invitation is unknown, expired or used - `INVITATION_EMAIL_MISMATCH`: The invitation was sent to another address - `INVITATIONS_NOT_MAILED`: This deployment sends no account mail (no SYSTEM_FROM): an invitation would reach nobody - `EMAIL_ALREADY_REGISTERED`: A user with this email exists - `ALREADY_MEMBER`: The user is a member of the project already - `LAST_OWNER`: The project would be left without an owner - `MEMBERS_BUSY`: The project's members are being changed by another request; retry - `KEYS_BUSY`: The project's keys are being changed by another request; retry - `CONTACT_BUSY`: The contact is being changed by another request; retry - `CONTACT_EMAIL_TAKEN`: Another contact has this email - `TEMPLATE_BUSY`: The template is in use (a campaign or workflow names it) - `TEMPLATE_RENDER_ERROR`: The template could not be rendered with the data given - `MESSAGE_TOO_LARGE`: The built message is over the size limit - `EMAIL_SEND_FAILED`: The email provider refused every recipient - `EMAIL_SEND_THROTTLED`: The email provider is throttling or unavailable; retry after Retry-After - `ALREADY_SUBSCRIBED`: The contact is subscribed already - `DOMAIN_ALREADY_ADDED`: The domain is added to this project already - `DOMAIN_IN_USE`: The domain belongs to another project of this deployment - `SEGMENT_BUSY`: The segment is being changed by another request; retry - `SEGMENT_IN_USE`: A campaign or workflow uses the segment - `CAMPAIGN_BUSY`: The campaign is being changed by another request; retry - `CAMPAIGN_SENDING`: The campaign is sending; it cannot change now - `CAMPAIGN_NOT_EDITABLE`: Only a draft campaign can be edited - `CAMPAIGN_NOT_SENDABLE`: The campaign is not complete, or not in a state that can be sent - `CAMPAIGN_NOT_CANCELLABLE`: Only a scheduled or sending campaign can be cancelled - `CAMPAIGN_ALREADY_SENT`: The campaign's send has started: its audience is no longer counted (its stats count its recipients) - `WORKFLOW_BUSY`: The workflow is being changed by another request; retry - `WORKFLOW_HAS_ACTIVE_EXECUTIONS`: The workflow has running or waiting executions - `TRANSITION_EXISTS`: The steps are joined by a transition already - `WORKFLOW_REENTRY`: The contact is in this workflow already, or has been and the workflow allows no re-entry - `EXECUTION_BUSY`: The execution is being changed by another request; retry - `EXECUTION_ENDED`: The execution has ended - `BILLING_LIMIT_REACHED`: The project's monthly cap would be passed: nothing was sent - `SUBSCRIPTION_ACTIVE`: The project has an active Stripe subscription; cancel it first - `BILLING_DISABLED`: This deployment has no Stripe account configured - `NO_BILLING_ACCOUNT`: The project has no Stripe customer yet (no checkout was completed) - `BILLING_PROVIDER_ERROR`: Stripe answered with an error - `EVENT_IN_PROGRESS`: Another delivery of this Stripe event is being applied; Stripe retries - `INVALID_STRIPE_SIGNATURE`: The Stripe-Signature header does not verify - `INVALID_SNS_MESSAGE`: The SNS message is malformed or its signature does not verify - `SNS_TOPIC_NOT_ACCEPTED`: The SNS message comes from a topic this deployment does not accept - `FILE_TOO_LARGE`: The uploaded file is over the size limit - `INTERNAL_SERVER_ERROR`: An unexpected error (or, on a send, an unusable sender domain) */
+        code: "BAD_REQUEST" | "VALIDATION_ERROR" | "INVALID_API_KEY" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TOO_MANY_LOGIN_ATTEMPTS" | "FORBIDDEN" | "PROJECT_DISABLED" | "SIGNUP_DISABLED" | "NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INVALID_IDEMPOTENCY_KEY" | "IDEMPOTENCY_KEY_REUSED" | "INVALID_TOKEN" | "INVALID_INVITATION" | "INVITATION_EMAIL_MISMATCH" | "INVITATIONS_NOT_MAILED" | "EMAIL_ALREADY_REGISTERED" | "ALREADY_MEMBER" | "LAST_OWNER" | "MEMBERS_BUSY" | "KEYS_BUSY" | "CONTACT_BUSY" | "CONTACT_EMAIL_TAKEN" | "TEMPLATE_BUSY" | "TEMPLATE_RENDER_ERROR" | "MESSAGE_TOO_LARGE" | "EMAIL_SEND_FAILED" | "EMAIL_SEND_THROTTLED" | "ALREADY_SUBSCRIBED" | "DOMAIN_ALREADY_ADDED" | "DOMAIN_IN_USE" | "SEGMENT_BUSY" | "SEGMENT_IN_USE" | "CAMPAIGN_BUSY" | "CAMPAIGN_SENDING" | "CAMPAIGN_NOT_EDITABLE" | "CAMPAIGN_NOT_SENDABLE" | "CAMPAIGN_NOT_CANCELLABLE" | "CAMPAIGN_ALREADY_SENT" | "WORKFLOW_BUSY" | "WORKFLOW_HAS_ACTIVE_EXECUTIONS" | "TRANSITION_EXISTS" | "WORKFLOW_REENTRY" | "EXECUTION_BUSY" | "EXECUTION_ENDED" | "BILLING_LIMIT_REACHED" | "SUBSCRIPTION_ACTIVE" | "BILLING_DISABLED" | "NO_BILLING_ACCOUNT" | "BILLING_PROVIDER_ERROR" | "EVENT_IN_PROGRESS" | "INVALID_STRIPE_SIGNATURE" | "INVALID_SNS_MESSAGE" | "SNS_TOPIC_NOT_ACCEPTED" | "FILE_TOO_LARGE" | "INTERNAL_SERVER_ERROR";
         message: string;
         statusCode: number;
         requestId: string;
@@ -4696,6 +4822,40 @@ export interface components {
       sentAt: string | null;
       createdAt: string;
       updatedAt: string;
+    };
+    AudienceCount: {
+      id: string;
+      campaignId: string | null;
+      status: "queued" | "processing" | "completed" | "failed";
+      type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+      audienceType: "ALL" | "SEGMENT" | "FILTERED";
+      audienceCondition: components["schemas"]["Condition"] | null;
+      segmentId: string | null;
+      /** Contacts a send at `computedAt` would mail (so far, until the status is completed) */
+      count: number;
+      /** Contacts of the audience before anyone is left out: `count` plus every `excluded` */
+      matched: number;
+      excluded: {
+        /** Left out as unsubscribed (MARKETING and HEADLESS content; 0 for TRANSACTIONAL) */
+        unsubscribed: number;
+        /** Left out as on the project's suppression list (any content type) */
+        suppressed: number;
+        /** Left out as snoozed past `computedAt` (MARKETING and HEADLESS content) */
+        snoozed: number;
+      };
+      /** The first recipients (at most 10), in the order the send would reach them */
+      sample: ({
+        id: string;
+        email: string;
+      })[];
+      /** The instant the audience is judged at: contacts created later are not in it; relative times and snoozes are judged at it */
+      computedAt: string;
+      createdAt: string;
+      completedAt: string | null;
+      error?: {
+        code: string;
+        message: string;
+      };
     };
     Workflow: {
       id: string;

@@ -21,7 +21,10 @@
  *   (`EVALUATED`), so a condition edited mid-send never mixes the two orders.
  *
  * MARKETING and HEADLESS campaigns go to subscribed contacts only: an unsubscribed contact is not
- * a recipient at all (no email record, not in `totalRecipients`). TRANSACTIONAL ones go to all.
+ * a recipient at all (no email record, not in `totalRecipients`). TRANSACTIONAL ones go to all
+ * (`subscriptionAllows`, eligibility.ts). The fan-out does not evaluate an unsubscribed contact's
+ * condition; the audience count (`count.ts`) asks for it (`countUnsubscribed`), to say how many of
+ * the audience the rule leaves out.
  */
 import {
   type ActivitySummary,
@@ -42,6 +45,7 @@ import {
 import { listContactEventsPage } from '../events/repository';
 import { getSegmentRecord, segmentMemberPage } from '../segments/members';
 import type { StoreDeps } from '../store/store';
+import { subscriptionAllows } from './eligibility';
 import type { CampaignRecord } from './repository';
 
 /** Members of one segment a FILTERED audience's condition may name (read into memory per message). */
@@ -64,6 +68,11 @@ export interface Audience {
 /** One page of the audience: the recipients in it, and where the next page starts. */
 export interface AudiencePage {
   readonly recipients: ContactRecord[];
+  /**
+   * Contacts of the page in the audience but left out as unsubscribed (MARKETING and HEADLESS
+   * content): counted only when asked (`countUnsubscribed`), else 0.
+   */
+  readonly unsubscribed: number;
   /** Candidates read (recipients or not): the fan-out's unit of work. */
   readonly examined: number;
   readonly cursor: string;
@@ -139,6 +148,7 @@ export async function audiencePage(
   audience: Audience,
   position: string,
   limit: number,
+  options: { readonly countUnsubscribed?: boolean } = {},
 ): Promise<AudiencePage> {
   const segment = audience.campaign.audienceType === 'SEGMENT';
   const evaluated =
@@ -176,21 +186,26 @@ export async function audiencePage(
   // Stored members match by definition; an evaluated audience without a condition (a segment made
   // static mid-send) reaches nobody more.
   const condition = segment && !evaluated ? null : audience.condition;
+  let unsubscribed = 0;
   if (!(evaluated && !condition)) {
-    for (const contact of candidates)
-      if (await isRecipient(deps, audience, condition, contact)) recipients.push(contact);
+    for (const contact of candidates) {
+      if (subscriptionAllows(audience.campaign.type, contact)) {
+        if (await inAudience(deps, audience, condition, contact)) recipients.push(contact);
+      } else if (options.countUnsubscribed && (await inAudience(deps, audience, condition, contact)))
+        unsubscribed++;
+    }
   }
   const marked = evaluated ? `${EVALUATED}${next}` : next;
-  return { recipients, examined: candidates.length, cursor: done ? '' : marked, done };
+  return { recipients, unsubscribed, examined: candidates.length, cursor: done ? '' : marked, done };
 }
 
-async function isRecipient(
+/** The contact is in the audience (`condition`, when one applies), whatever its subscription. */
+async function inAudience(
   deps: StoreDeps,
   audience: Audience,
   condition: Condition | null,
   contact: ContactRecord,
 ): Promise<boolean> {
-  if (audience.campaign.type !== 'TRANSACTIONAL' && !contact.subscribed) return false;
   if (!condition) return true;
   const activity = audience.needsActivity
     ? await activityOf(deps, audience.projectId, contact.id)

@@ -69,7 +69,6 @@ import {
   reserveSends,
 } from '../billing/caps';
 import { type ContactRecord, readContactRecords } from '../contacts/repository';
-import { suppressedAmong } from '../email-events/repository';
 import { emit } from '../events/emit';
 import { type ChunkOptions, chunkedJob, MOVED_ON, runChunked } from '../jobs/chunked';
 import { enqueue, type JobMeta, scheduleJob } from '../jobs/registry';
@@ -93,6 +92,7 @@ import {
 import { sleep } from '../store/store';
 import { linkSettings } from '../subscriptions/links';
 import { type Audience, audiencePage, prepareAudience } from './audience';
+import { leftOutAmong, leftOutReason, subscriptionAllows } from './eligibility';
 import { campaignEmailIds } from './ids';
 import { CAMPAIGN_SEND_JOB, type CampaignSendMessage, campaignSendJobMessage } from './messages';
 import {
@@ -355,25 +355,19 @@ export function fanOutChunks(options: FanOutOptions = {}) {
         missing.length > 0 ? await readContactRecords(deps, campaign.projectId, missing, false) : listed;
       const recipients = ids.flatMap((id) => {
         const c = listed.get(id) ?? found.get(id);
-        return c && !c.deletedAt && (campaign.type === 'TRANSACTIONAL' || c.subscribed) ? [c] : [];
+        return c && !c.deletedAt && subscriptionAllows(campaign.type, c) ? [c] : [];
       });
-      // Addresses on the project's suppression list (a permanent bounce, a complaint) are skipped
-      // without a send slot or room under the cap: one batch read for the batch.
-      const suppressed = await suppressedAmong(
+      // Suppressed addresses (a permanent bounce, a complaint), and MARKETING or HEADLESS mail to
+      // contacts snoozed past now, are skipped without a send slot or room under the cap
+      // (eligibility.ts: one batch read of the suppression list for the batch).
+      const { suppressed, snoozed } = await leftOutAmong(
         deps,
         campaign.projectId,
-        recipients.map((c) => c.email),
+        campaign.type,
+        recipients,
+        deps.clock.now(),
       );
-      // Contacts snoozed past now get no MARKETING or HEADLESS campaign: skipped, like the suppressed.
-      const now = deps.clock.now();
-      const snoozed = new Set(
-        campaign.type === 'TRANSACTIONAL'
-          ? []
-          : recipients.filter((c) => state.compose.isSnoozed(c, now)).map((c) => c.id),
-      );
-      const sending = recipients.filter(
-        (c) => !suppressed.has(c.email.toLowerCase()) && !snoozed.has(c.id),
-      ).length;
+      const sending = recipients.filter((c) => !leftOutReason(c, { suppressed, snoozed })).length;
       const batchNo = (range.no + 1) * RANGE_STRIDE + range.batch;
       const reservation = await reserveBatch(deps, current, range, sending);
       if (!reservation) return MOVED_ON;
@@ -815,17 +809,13 @@ async function sendBatch(
   plan: BatchPlan,
 ): Promise<BatchOutcomes> {
   const { batch, delivery } = plan;
-  const isSuppressed = (c: ContactRecord) => plan.suppressed.has(c.email.toLowerCase());
-  const sending = Math.min(
-    plan.granted,
-    recipients.filter((c) => !isSuppressed(c) && !plan.snoozed.has(c.id)).length,
-  );
+  const reasons = recipients.map((c) => leftOutReason(c, plan));
+  const sending = Math.min(plan.granted, reasons.filter((r) => r === undefined).length);
   let granted = 0;
-  const plans = recipients.map((c): 'send' | 'suppressed' | 'snoozed' | 'over-cap' => {
-    if (isSuppressed(c)) return 'suppressed';
-    if (plan.snoozed.has(c.id)) return 'snoozed';
-    return granted++ < sending ? 'send' : 'over-cap';
-  });
+  const plans = reasons.map(
+    (reason): 'send' | 'suppressed' | 'snoozed' | 'over-cap' =>
+      reason ?? (granted++ < sending ? 'send' : 'over-cap'),
+  );
   const slots = slotFeed(
     state.limiter,
     sending,

@@ -1,10 +1,11 @@
 /**
  * Background work of campaigns: the fan-out of a send (`fanout.ts`, loaded on the first message),
- * started now or by its schedule.
+ * started now or by its schedule; and the audience count (`count.ts`, loaded the same way).
  */
+import { type ChunkOptions, defineLazyChunkedJob } from '../jobs/chunked';
 import { defineJob } from '../jobs/registry';
 import type { FanOutOptions } from './fanout';
-import { campaignSendJobMessage } from './messages';
+import { audienceCountJobMessage, campaignSendJobMessage } from './messages';
 
 /** The campaign jobs; tests pass smaller batches and budgets. */
 export function campaignJobs(options: FanOutOptions = {}) {
@@ -21,4 +22,11 @@ export function campaignJobs(options: FanOutOptions = {}) {
   ] as const;
 }
 
-export const jobs = campaignJobs();
+/** The audience count job; tests pass smaller chunks and budgets. */
+export function audienceCountJobs(options: ChunkOptions = {}) {
+  return [
+    defineLazyChunkedJob(audienceCountJobMessage, async () => (await import('./count')).countChunks(options)),
+  ] as const;
+}
+
+export const jobs = [...campaignJobs(), ...audienceCountJobs()];

@@ -42,3 +42,29 @@ export type CampaignSendMessage = z.output<typeof campaignSendJobMessage.schema>
 
 /** The one-off schedule of a scheduled send (a valid EventBridge Scheduler name: 58 characters). */
 export const campaignScheduleName = (campaignId: string, token: string) => `campaign-${campaignId}-${token}`;
+
+export const AUDIENCE_COUNT_JOB = 'audience.count';
+
+/**
+ * A message of an audience count (`count.ts`): a campaign's latest (`campaignId`) or a condition
+ * tree's (`countId`), one of the two; its position is on the count's item.
+ */
+export const audienceCountJobMessage = defineJobMessage({
+  type: AUDIENCE_COUNT_JOB,
+  schema: z
+    .object({
+      type: z.literal(AUDIENCE_COUNT_JOB),
+      projectId: z.string().check(z.minLength(1)),
+      campaignId: z.optional(z.string().check(z.minLength(1))),
+      countId: z.optional(z.string().check(z.minLength(1))),
+      /** The count this message belongs to: a count replaced since has another. */
+      runId: z.string().check(z.minLength(1)),
+    })
+    .check(
+      z.refine((m) => (m.campaignId === undefined) !== (m.countId === undefined), {
+        message: 'An audience count message names a campaignId or a countId',
+      }),
+    ),
+});
+
+export type AudienceCountMessage = z.output<typeof audienceCountJobMessage.schema>;

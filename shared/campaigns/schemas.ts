@@ -174,3 +174,33 @@ export function parseListQuery(raw: unknown): ListCampaignsQuery {
     dir: q.dir,
   };
 }
+
+/**
+ * `POST /audiences`: a condition tree to count (the shape of a segment's `condition` or a
+ * FILTERED campaign's `audienceCondition`), and the content type whose rules apply (MARKETING by
+ * default: unsubscribed contacts are left out; TRANSACTIONAL includes them).
+ */
+export const audienceCountBodySchema = z.object({
+  // Checked by the condition engine (`parseAudienceCountInput`), with the path of each offending filter.
+  condition: z.nullish(
+    z.unknown().register(z.globalRegistry, {
+      description:
+        'A condition tree, as a segment or a FILTERED campaign holds one (docs/conditions.md); required',
+    }),
+  ),
+  type: z._default(templateTypeSchema, 'MARKETING'),
+});
+
+export interface AudienceCountInput {
+  readonly condition: Condition;
+  readonly type: TemplateType;
+}
+
+/** The body of `POST /audiences`: a missing condition is a 400, a bad one a 422 naming its path. */
+export function parseAudienceCountInput(raw: unknown): AudienceCountInput {
+  const input = parse(audienceCountBodySchema, raw ?? {});
+  if ((input.condition ?? null) === null) throw badRequest('condition is required');
+  return { condition: parseCondition(input.condition, 'condition'), type: input.type };
+}
+
+export const audienceIdSchema = z.object({ id: z.uuid({ message: 'Audience count id must be a UUID' }) });

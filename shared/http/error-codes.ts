@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   CAMPAIGN_NOT_EDITABLE: 'Only a draft campaign can be edited',
   CAMPAIGN_NOT_SENDABLE: 'The campaign is not complete, or not in a state that can be sent',
   CAMPAIGN_NOT_CANCELLABLE: 'Only a scheduled or sending campaign can be cancelled',
+  CAMPAIGN_ALREADY_SENT:
+    "The campaign's send has started: its audience is no longer counted (its stats count its recipients)",
   WORKFLOW_BUSY: 'The workflow is being changed by another request; retry',
   WORKFLOW_HAS_ACTIVE_EXECUTIONS: 'The workflow has running or waiting executions',
   TRANSITION_EXISTS: 'The steps are joined by a transition already',

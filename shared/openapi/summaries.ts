@@ -65,6 +65,11 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'POST /campaigns/{id}/cancel': 'Cancel a scheduled or sending campaign',
   'POST /campaigns/{id}/test': 'Send a test of a campaign to one address',
   'GET /campaigns/{id}/stats': "A campaign's delivery and engagement figures",
+  'POST /campaigns/{id}/audience':
+    "Count a draft or scheduled campaign's audience now: who it would mail, who is left out and why (a job)",
+  'GET /campaigns/{id}/audience': "Poll a campaign's latest audience count",
+  'POST /audiences': 'Count the contacts a condition tree reaches, for a live count in an editor (a job)',
+  'GET /audiences/{id}': "Poll a condition tree's audience count",
   'GET /workflows': 'List workflows (offset pages)',
   'POST /workflows': 'Create a workflow',
   'GET /workflows/fields': 'The fields a workflow can use: contact, custom, and its event’s data',

@@ -9,6 +9,7 @@
 import type { SendCategory } from '../billing/repository';
 import { type DataPatch, mergeForRender } from '../contacts/data';
 import type { ContactRecord } from '../contacts/repository';
+import { isSnoozed } from '../contacts/snooze';
 import { DEFAULT_LANGUAGE } from '../i18n/catalogue';
 import { languageOf, messagesOf } from '../i18n/locale';
 import {
@@ -138,11 +139,6 @@ export async function composeEmail(
     contact: entry.contact,
     ids,
   };
-}
-
-/** The contact asked for no marketing mail until a time still to come (`snoozedUntil`). */
-export function isSnoozed(contact: Pick<ContactRecord, 'snoozedUntil'>, now: Date): boolean {
-  return contact.snoozedUntil !== null && Date.parse(contact.snoozedUntil) > now.getTime();
 }
 
 /**

@@ -175,7 +175,12 @@ function isConditionFailed(error: unknown): boolean {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function readPage(requests: StoreRequests, query: Query, options: PageOptions): Promise<Page> {
+async function readPage(requests: StoreRequests, given: Query, options: PageOptions): Promise<Page> {
+  // A page cut short resumes from its last item's keys (`positionOf`): a query that names its
+  // attributes reads those keys too, or its cursor would be empty (and refused when passed back).
+  const query = given.attributes
+    ? { ...given, attributes: [...new Set([...given.attributes, ...keyNamesOf(given)])] }
+    : given;
   const items: Item[] = [];
   let cursor = options.cursor;
   let rest = '';
@@ -191,14 +196,19 @@ async function readPage(requests: StoreRequests, query: Query, options: PageOpti
   return { items, cursor: encodeCursor(positionOf(query, items[items.length - 1]!)), hasMore: true };
 }
 
-/** The key a query resumes after `item` from: the table's key, and the index's when it reads one. */
-function positionOf(query: Query, item: Item): Item {
+/** The key attributes a query resumes from: the table's, and the index's when it reads one. */
+function keyNamesOf(query: Query): string[] {
   const attributes: string[] = [table.partitionKey, table.sortKey];
   if (query.index) {
     const { partitionKey, sortKey } = keyAttributes(query.index);
     attributes.push(partitionKey, sortKey);
   }
-  return Object.fromEntries(attributes.map((name) => [name, item[name]]));
+  return attributes;
+}
+
+/** The key a query resumes after `item` from. */
+function positionOf(query: Query, item: Item): Item {
+  return Object.fromEntries(keyNamesOf(query).map((name) => [name, item[name]]));
 }
 
 /** Opaque cursor: base64url JSON of a key to resume from. */

@@ -1,6 +1,13 @@
 /** Campaigns route group: parses and validates input, calls one use case, maps the result. */
 
 import {
+  getCampaignCount,
+  getTreeCount,
+  startCampaignCount,
+  startTreeCount,
+} from '../../../shared/campaigns/count-service';
+import {
+  audienceCountAnswer,
   campaignAnswer,
   campaignEnvelopeAnswer,
   campaignListAnswer,
@@ -9,9 +16,12 @@ import {
   campaignTestAnswer,
 } from '../../../shared/campaigns/responses';
 import {
+  audienceCountBodySchema,
+  audienceIdSchema,
   campaignIdSchema,
   campaignShape,
   listCampaignsQuerySchema,
+  parseAudienceCountInput,
   parseCampaignInput,
   parseListQuery,
   parseSendInput,
@@ -37,7 +47,7 @@ import { sqsQueue } from '../../../shared/composition/aws-wiring/sqs';
 import { ssmLinkSigningSecret } from '../../../shared/composition/aws-wiring/ssm';
 import { deletedAnswer } from '../../../shared/http/answers';
 import { lambdaEntry } from '../../../shared/http/lambda';
-import { created, ok } from '../../../shared/http/response';
+import { created, json, ok } from '../../../shared/http/response';
 import { type AuthedRequest, httpGroup, type RouteImpl, route } from '../../../shared/http/stack';
 import { parse } from '../../../shared/http/validation';
 import type { Deps } from '../../../shared/ports';
@@ -134,6 +144,35 @@ export function routes(deps: Deps): RouteImpl[] {
       params: campaignIdSchema,
       handler: async (req) =>
         ok({ success: true, data: await campaignStats(deps, req.projectId, req.params.id) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/campaigns/{id}/audience',
+      responses: { 202: audienceCountAnswer },
+      params: campaignIdSchema,
+      handler: async (req) => json(202, await startCampaignCount(deps, req.projectId, req.params.id)),
+    }),
+    route({
+      method: 'GET',
+      path: '/campaigns/{id}/audience',
+      responses: { 200: audienceCountAnswer },
+      params: campaignIdSchema,
+      handler: async (req) => ok(await getCampaignCount(deps, req.projectId, req.params.id)),
+    }),
+    {
+      method: 'POST',
+      path: '/audiences',
+      responses: { 202: audienceCountAnswer },
+      body: audienceCountBodySchema,
+      handler: async (req: AuthedRequest) =>
+        json(202, await startTreeCount(deps, req.projectId, parseAudienceCountInput(req.body))),
+    },
+    route({
+      method: 'GET',
+      path: '/audiences/{id}',
+      responses: { 200: audienceCountAnswer },
+      params: audienceIdSchema,
+      handler: async (req) => ok(await getTreeCount(deps, req.projectId, req.params.id)),
     }),
   ];
 }

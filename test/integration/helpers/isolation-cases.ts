@@ -261,6 +261,33 @@ export const isolationCases: Readonly<Record<string, IsolationCase>> = {
     (w) => p(`/campaigns/${w.ra.scheduledCampaignId}/stats`),
     (w) => [`/campaigns/${w.ra.scheduledCampaignId}/stats`],
   ),
+  'POST /campaigns/{id}/audience': id(
+    (w) => p(`/campaigns/${w.ra.draftCampaignId}/audience`),
+    (w) => [`/campaigns/${w.ra.draftCampaignId}/audience`],
+  ),
+  'GET /campaigns/{id}/audience': id(
+    (w) => p(`/campaigns/${w.ra.draftCampaignId}/audience`),
+    (w) => [`/campaigns/${w.ra.draftCampaignId}/audience`],
+  ),
+  // B's count of a tree naming A's field and value reaches none of A's contacts.
+  'POST /audiences': scoped(
+    (w) =>
+      p('/audiences', {
+        body: {
+          condition: {
+            logic: 'AND',
+            groups: [
+              { filters: [{ field: `data.${w.ra.field}`, operator: 'equals', value: w.ra.fieldValue }] },
+            ],
+          },
+        },
+      }),
+    { status: [202] },
+  ),
+  'GET /audiences/{id}': id(
+    (w) => p(`/audiences/${w.ra.audienceId}`),
+    (w) => [`/audiences/${w.ra.audienceId}`],
+  ),
 
   // Workflows
   'GET /workflows': scoped(() => p('/workflows')),

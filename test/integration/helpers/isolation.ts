@@ -55,6 +55,8 @@ export interface AResources {
   readonly dynamicSegmentId: string;
   readonly draftCampaignId: string;
   readonly scheduledCampaignId: string;
+  /** A count of a condition tree (`POST /audiences`); the draft's audience is counted too. */
+  readonly audienceId: string;
   readonly workflowId: string;
   readonly stepIds: readonly string[];
   readonly transitionId: string;
@@ -184,6 +186,18 @@ export async function buildWorld(rt: LocalTestRuntime): Promise<World> {
       segmentId: staticSegment.id,
     }),
   );
+  await expectStatus(a.api('POST', `/campaigns/${draft.id}/audience`), 202);
+  const audience = await expectStatus(
+    a.api('POST', '/audiences', {
+      body: {
+        condition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: `data.${field}`, operator: 'equals', value: fieldValue }] }],
+        },
+      },
+    }),
+    202,
+  );
   const tomorrow = new Date(rt.deps.clock.now().getTime() + 86_400_000).toISOString();
   await expectStatus(
     a.api('POST', `/campaigns/${scheduled.id}/send`, { body: { scheduledFor: tomorrow } }),
@@ -262,6 +276,7 @@ export async function buildWorld(rt: LocalTestRuntime): Promise<World> {
     dynamicSegmentId: dynamicSegment.id,
     draftCampaignId: draft.id,
     scheduledCampaignId: scheduled.id,
+    audienceId: audience.id,
     workflowId: workflow.id,
     stepIds: workflow.steps,
     transitionId,

@@ -297,6 +297,19 @@ describe('declared ports', () => {
     await call('GET', '/campaigns', 'GET /campaigns');
     await call('GET', `/campaigns/${cid}`, 'GET /campaigns/{id}');
     await call('PUT', `/campaigns/${cid}`, 'PUT /campaigns/{id}', { body: { ...draft, name: 'Ports 2' } });
+    // its audience counted (a job), and a condition tree's
+    await call('POST', `/campaigns/${cid}/audience`, 'POST /campaigns/{id}/audience');
+    const tree = await call('POST', '/audiences', 'POST /audiences', {
+      body: {
+        condition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'subscribed', operator: 'equals', value: true }] }],
+        },
+      },
+    });
+    await rt.drain();
+    await call('GET', `/campaigns/${cid}/audience`, 'GET /campaigns/{id}/audience');
+    await call('GET', `/audiences/${tree.body.id}`, 'GET /audiences/{id}');
     await call('POST', `/campaigns/${cid}/test`, 'POST /campaigns/{id}/test', { body: { email } });
     const later = new Date(rt.deps.clock.now().getTime() + 3_600_000).toISOString();
     await call('POST', `/campaigns/${cid}/send`, 'POST /campaigns/{id}/send', {

@@ -117,6 +117,17 @@ describe('pages', () => {
     expect(dynamo.commandCalls(QueryCommand)[0]!.args[0].input.ExclusiveStartKey).toEqual(position);
   });
 
+  it('read the keys a page resumes from even when the query names other attributes', async () => {
+    dynamo.on(QueryCommand).resolves({ Items: [contact(1), contact(2), contact(3)] });
+    const page = await store.page({ ...query, attributes: ['id'] }, { limit: 2 });
+    const input = dynamo.commandCalls(QueryCommand)[0]!.args[0].input;
+    expect(Object.values(input.ExpressionAttributeNames ?? {}).sort()).toEqual(
+      ['gsi3pk', 'gsi3sk', 'id', 'pk', 'sk'].sort(),
+    );
+    const { id: _id, ...position } = contact(2);
+    expect(page.cursor).toBe(encodeCursor(position));
+  });
+
   it('go on reading while a filter leaves them short, up to maxRequests', async () => {
     dynamo
       .on(QueryCommand)
