@@ -198,6 +198,7 @@ export function entityOf(key: { pk?: unknown; sk?: unknown }, item?: Item): stri
   // Sesame's own workflow events apart from the rest (bench:workflows counts them with the end).
   if (/^EV#/.test(sk) && String(item?.name ?? '').startsWith('workflow.')) return 'workflowEvent';
   if (typeof item?.entity === 'string') return item.entity;
+  if (pk.endsWith('#WFDUE')) return 'workflowDue';
   const named: [RegExp, string][] = [
     [/^#CONTACT$/, 'contact'],
     [/^#EMAIL$/, 'emailClaim'],

@@ -10,7 +10,7 @@
  *    the bench's own, WAIT_FOR_EVENT `paid`, EXIT), whose contacts then track `paid`: DynamoDB
  *    write and read units of each of the seven step types per run, from the jobs worker's writes
  *    labelled by the message that made them (WAIT_FOR_EVENT: its wait and its resume by the
- *    event's dispatch), and the execution's start (its trigger's dispatch) and end (of the message
+ *    event's dispatch; no timeout, so no due item), and the execution's start (its trigger's dispatch) and end (of the message
  *    that ended it: the count, the entry's release, the status index move, `workflow.completed`)
  *    as rows of their own.
  * 3. Resuming a waiting execution: a WAIT_FOR_EVENT workflow with 100, then 2,000 executions

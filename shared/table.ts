@@ -67,8 +67,13 @@
  *   (SEGMENTS#PERIODIC, <pid>#<segmentId>)
  * - workflow: event names the project's workflows start on or wait for -> pk P#<pid>, sk WFINTEREST
  * - workflow execution: by id -> pk P#<pid>#WFX#<workflowId>, sk X#<executionId>
- * - workflow executions: by status, newest first -> executionsByStatus (P#<pid>#WFX#<wid>#<STATUS>,
- *   <startedAt>#<executionId>; keys only: the page's executions are then read by key)
+ * - workflow executions: by status, newest first -> executionsByStatus (P#<pid>#WFX#<wid>#<STATUS>
+ *   for an ended status, P#<pid>#WFX#<wid>#ACTIVE for RUNNING and WAITING together (an earlier
+ *   version's RUNNING or WAITING partition until the execution's next move),
+ *   <startedAt>#<executionId>; keys only: the page's executions are then read by key, and a list of
+ *   RUNNING or WAITING keeps those of its status)
+ * - workflow waits by due time, soonest first (upcoming) -> pk P#<pid>#WFDUE, sk
+ *   <due>#<workflowId>#<executionId> (TTL a day after the due time)
  * - workflow execution counts by status -> pk P#<pid>#WFX#<workflowId>, sk #COUNTS
  * - a contact's entries into a workflow (re-entry rule; the active execution, through which the
  *   contact's event finds a WAITING one) -> pk P#<pid>#C#<cid>, sk WFENTRY#<workflowId>
@@ -170,8 +175,8 @@ export const indexes = {
   /** Segments of every project that the periodic segment job revisits (sparse). */
   periodicSegments: 'gsi2',
   /**
-   * A workflow's executions of one status, newest first: keys only, so a step's rewrite of its
-   * execution writes no index entry (only a status change does).
+   * A workflow's executions of one ended status, or active (RUNNING and WAITING), newest first:
+   * keys only, so a step's rewrite of its execution writes no index entry (only its end does).
    */
   executionsByStatus: 'gsi3',
 } as const satisfies Record<string, IndexName>;
@@ -322,6 +327,20 @@ export const keys = {
   }),
   executionsIndex: (projectId: string, workflowId: string, status: string) =>
     `${P(projectId)}#WFX#${workflowId}#${status}`,
+  /**
+   * A WAITING execution's due time (a DELAY's end, a WAIT_FOR_EVENT's timeout), in one partition
+   * per project ordered by it: `GET /activity/upcoming` (TTL after the due time).
+   */
+  workflowDue: (projectId: string, at: string, workflowId: string, executionId: string) => ({
+    pk: `${P(projectId)}#WFDUE`,
+    sk: `${at}#${workflowId}#${executionId}`,
+  }),
+  workflowDuePartition: (projectId: string) => `${P(projectId)}#WFDUE`,
+  /** The due time and ids a due item's sort key holds. */
+  workflowDueOf: (sk: string) => {
+    const [, at, workflowId, executionId] = /^([^#]+)#([^#]+)#([^#]+)$/.exec(sk) ?? [];
+    return at && workflowId && executionId ? { at, workflowId, executionId } : undefined;
+  },
   /** A contact's entries into a workflow: the re-entry rule's conditional writes. */
   workflowEntry: (projectId: string, contactId: string, workflowId: string) => ({
     pk: `${P(projectId)}#C#${contactId}`,

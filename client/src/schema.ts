@@ -476,7 +476,7 @@ export interface operations {
       default: components["responses"]["OtherError"];
     };
   };
-  /** Scheduled campaigns coming up */
+  /** Scheduled campaigns and waiting workflow executions coming up */
   getActivityUpcoming: {
     parameters: {
       query?: {
@@ -495,13 +495,19 @@ export interface operations {
         headers: { [name: string]: unknown };
         content: {
           "application/json": {
-            activities: ({
+            activities: (({
               type: "campaign.scheduled";
               at: string;
               campaignId: string;
               executionId: null;
               name: string;
-            })[];
+            }) | ({
+              type: "workflow.waiting";
+              at: string;
+              workflowId: string;
+              executionId: string;
+              name: string;
+            }))[];
           };
         };
       };
@@ -4892,6 +4898,7 @@ export interface components {
       contactId: string;
       status: "RUNNING" | "WAITING" | "COMPLETED" | "EXITED" | "FAILED" | "CANCELLED";
       currentStepId: string | null;
+      resumesAt: string | null;
       context: Record<string, unknown>;
       history: ({
         stepId: string;

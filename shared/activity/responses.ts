@@ -45,13 +45,25 @@ export const activityTypesAnswer = z.object({ types: z.array(z.string()) });
 
 export const upcomingAnswer = z.object({
   activities: z.array(
-    z.object({
-      type: z.literal('campaign.scheduled'),
-      at: instant,
-      campaignId: id,
-      executionId: z.null(),
-      name: z.string(),
-    }),
+    z.union([
+      z.object({
+        type: z.literal('campaign.scheduled'),
+        at: instant,
+        campaignId: id,
+        executionId: z.null(),
+        /** The campaign's name. */
+        name: z.string(),
+      }),
+      z.object({
+        /** A WAITING workflow execution, `at` when its wait ends (a DELAY's end, a timeout). */
+        type: z.literal('workflow.waiting'),
+        at: instant,
+        workflowId: id,
+        executionId: id,
+        /** The workflow's name. */
+        name: z.string(),
+      }),
+    ]),
   ),
 });
 

@@ -15,6 +15,8 @@ import { badRequest } from '../errors';
 import { type EventRecord, fromEventItem, listEventNames } from '../events/repository';
 import { cursorKey, type Item, type Query, type StoreDeps } from '../store/store';
 import { keyAttributes, keys } from '../table';
+import { dueWaits } from '../workflows/executions-repository';
+import { getWorkflowRecord } from '../workflows/repository';
 import { ACTIVITY_TYPES, activityTypeOf, TRACKED_TYPE } from './metrics';
 
 const DAY_MS = 86_400_000;
@@ -241,21 +243,54 @@ export async function activityTypes(deps: Deps, projectId: string) {
   return { types: ACTIVITY_TYPES.filter((t) => seen.has(t)) };
 }
 
-/** `GET /activity/upcoming?limit&daysAhead`: scheduled campaigns going out within the window. */
+/**
+ * `GET /activity/upcoming?limit&daysAhead`: scheduled campaigns going out, and WAITING workflow
+ * executions whose wait ends (a DELAY's end, a WAIT_FOR_EVENT's timeout), within the window,
+ * soonest first. The waits come from the project's due-time partition (`dueWaits`), so their part
+ * reads about `limit` small items and executions whatever the number waiting; a wait for an event
+ * without a timeout has no due time and is not listed.
+ */
 export async function upcoming(deps: Deps, projectId: string, q: { limit: number; daysAhead: number }) {
   const now = deps.clock.now();
   const until = new Date(now.getTime() + q.daysAhead * DAY_MS).toISOString();
-  const activities = (await listCampaignSummaries(deps, projectId))
+  const [campaigns, waits] = await Promise.all([
+    listCampaignSummaries(deps, projectId),
+    dueWaits(deps, projectId, now.toISOString(), until, q.limit),
+  ]);
+  const names = new Map<string, string>();
+  await Promise.all(
+    [...new Set(waits.map((w) => w.wait.workflowId))].map(async (id) => {
+      const workflow = await getWorkflowRecord(deps, projectId, id);
+      if (workflow) names.set(id, workflow.name);
+    }),
+  );
+  const scheduled = campaigns
     .filter((c) => c.status === 'SCHEDULED' && c.scheduledFor !== null && c.scheduledFor <= until)
-    .sort((a, b) => (a.scheduledFor! < b.scheduledFor! ? -1 : 1))
-    .slice(0, q.limit)
     .map((c) => ({
-      type: 'campaign.scheduled',
+      type: 'campaign.scheduled' as const,
       at: c.scheduledFor!,
       campaignId: c.id,
       executionId: null,
       name: c.name,
     }));
+  // A wait of a workflow deleted meanwhile is left out (its purge deletes its due item).
+  const waiting = waits.flatMap(({ wait }) => {
+    const name = names.get(wait.workflowId);
+    return name === undefined
+      ? []
+      : [
+          {
+            type: 'workflow.waiting' as const,
+            at: wait.at,
+            workflowId: wait.workflowId,
+            executionId: wait.executionId,
+            name,
+          },
+        ];
+  });
+  const activities = [...scheduled, ...waiting]
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+    .slice(0, q.limit);
   return { activities };
 }
 

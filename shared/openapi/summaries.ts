@@ -91,7 +91,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'GET /activity/stats': 'Email and event totals over the last days',
   'GET /activity/recent-count': 'How much activity the last minutes saw',
   'GET /activity/types': 'The activity types the project has',
-  'GET /activity/upcoming': 'Scheduled campaigns coming up',
+  'GET /activity/upcoming': 'Scheduled campaigns and waiting workflow executions coming up',
   'GET /analytics/timeseries': 'Email metrics per hour or day',
   'GET /analytics/top-campaigns': 'The campaigns with most sent, opened or clicked',
   'GET /analytics/campaign-stats': "Every campaign's figures",

@@ -20,8 +20,10 @@
  *   a call cut by a crash is made again by the redelivery once the lease ends, with the same
  *   `Sesame-Delivery` id.
  * - DELAY, WAIT_FOR_EVENT: the schedule's name is derived from the execution and `seq`, so doing
- *   it again replaces it. A wait is the execution's own move to WAITING (no item of its own): the
- *   contact's event finds it through the contact's workflow entry (`resumeOnEvent`).
+ *   it again replaces it. A wait is the execution's own move to WAITING: the contact's event finds
+ *   it through the contact's workflow entry (`resumeOnEvent`). A wait with a due time also puts
+ *   its due item (`putDue`) before the move; an attempt that dies between the two leaves one that
+ *   no execution matches, which the upcoming list passes over and its TTL deletes.
  * - CONDITION, EXIT: no side effect.
  *
  * A step whose message reaches its last delivery and fails again ends the execution FAILED with
@@ -41,14 +43,17 @@ import { HOLD_DELAY_S, holdExpired, MAX_HOLD_MS, PROJECT_DISABLED, projectState 
 import { activityOf, factsOver, fieldTypesOf } from '../segments/evaluation';
 import { membershipsOf } from '../segments/repository';
 import {
+  ACTIVE_PARTITION,
   claimEntry,
   countMove,
+  deleteDue,
   type ExecutionRecord,
   type ExecutionWait,
   getEntry,
   getExecutionRecord,
   type Move,
   moveExecution,
+  putDue,
   putNewExecution,
   releaseEntry,
   TERMINAL,
@@ -168,6 +173,8 @@ export async function startExecution(deps: Deps, input: StartInput): Promise<Sta
     wait: null,
     lease: null,
     updatedAt: at.toISOString(),
+    counted: 'RUNNING',
+    indexed: ACTIVE_PARTITION,
   };
   await enqueue(deps, stepJobMessage, {
     projectId,
@@ -457,9 +464,9 @@ async function goOn(
 }
 
 /**
- * A DELAY: the next step's message scheduled for `until`. The execution stays RUNNING at the DELAY
- * step meanwhile (its `wait` says until when): a delay is part of running, and leaving the status
- * alone keeps the delay to one write of the execution (no index entry or count moves).
+ * A DELAY: the next step's message scheduled for `until`, the wait's due item put, then the move to
+ * WAITING at the DELAY step (its `wait` says until when). RUNNING and WAITING share their index
+ * partition, so the move writes no index entry; the counts move only at the execution's first wait.
  */
 async function waitThen(
   deps: Deps,
@@ -484,8 +491,10 @@ async function waitThen(
     { name, at: until },
   );
   const wait: ExecutionWait = { kind: 'delay', until: until.toISOString(), eventName: null, schedule: name };
+  await putDue(deps, execution, wait.until!);
   await move(deps, execution, {
-    status: 'RUNNING',
+    status: 'WAITING',
+    counted: 'WAITING',
     currentStepId: step.id,
     wait,
     entry: {
@@ -498,8 +507,8 @@ async function waitThen(
 }
 
 /**
- * A WAIT_FOR_EVENT: its timeout scheduled, then the move to WAITING with the event's name. The
- * move is the wait: the contact's event finds the execution through the contact's entry into the
+ * A WAIT_FOR_EVENT: its timeout scheduled (and its due item put), then the move to WAITING with
+ * the event's name. The move is the wait: the contact's event finds the execution through the contact's entry into the
  * workflow (`resumeOnEvent`), so waiting writes nothing else. An event that comes before the move
  * came before the wait, and does not end it.
  */
@@ -528,9 +537,11 @@ async function startWaiting(
       },
       { name: schedule, at: until },
     );
+    await putDue(deps, execution, until.toISOString());
   }
   await move(deps, execution, {
     status: 'WAITING',
+    counted: 'WAITING',
     currentStepId: step.id,
     wait: { kind: 'event', until: until?.toISOString() ?? null, eventName: config.eventName, schedule },
     entry: {
@@ -608,7 +619,17 @@ async function endWait(
   }
   await goOn(deps, execution, workflow, step, branch, branch === 'event' ? 'event received' : 'timed out');
   if (branch === 'event') await cancelSchedule(deps, execution);
+  await deleteEarlyDue(deps, execution);
   return 'resumed';
+}
+
+/**
+ * Deletes the due item of a wait that ended before its due time (an event, a cancel, a failure);
+ * one that ended at its due time is left to its TTL, which costs no write.
+ */
+async function deleteEarlyDue(deps: Deps, execution: ExecutionRecord) {
+  const until = execution.wait?.until;
+  if (until && Date.parse(until) > now(deps).getTime()) await deleteDue(deps, execution, until);
 }
 
 /** Deletes the pending schedule of the execution's wait, if any (a delay's end, a wait's timeout). */
@@ -669,10 +690,16 @@ async function heldForProject(
 // ---------------------------------------------------------------------------------------------
 // Moves and endings
 
+/**
+ * A move of an active execution, and its counts: an execution is counted RUNNING from its start and
+ * WAITING from its first wait on (`change.counted`), so only that first wait moves the counts;
+ * a resume leaves them (RUNNING lasts only while a step runs).
+ */
 async function move(deps: Deps, execution: ExecutionRecord, change: Move): Promise<boolean> {
-  const moved = await moveExecution(deps, execution, change, now(deps));
-  if (moved)
-    await countMove(deps, execution.projectId, execution.workflowId, execution.status, change.status);
+  const counted = change.counted ?? execution.counted;
+  const write = counted === execution.counted ? { ...change, counted: undefined } : change;
+  const moved = await moveExecution(deps, execution, write, now(deps));
+  if (moved) await countMove(deps, execution.projectId, execution.workflowId, execution.counted, counted);
   return moved;
 }
 
@@ -704,13 +731,15 @@ export async function endExecution(
       wait: null,
       completedAt: at,
       error: detail.error ?? null,
+      counted: null,
       ...(entry ? { entry } : {}),
     },
     now(deps),
     ACTIVE_STATUSES,
   );
   if (!moved) return false;
-  await countMove(deps, execution.projectId, execution.workflowId, execution.status, status);
+  await countMove(deps, execution.projectId, execution.workflowId, execution.counted, status);
+  await deleteEarlyDue(deps, execution);
   await afterEnd(deps, { ...execution, status, completedAt: at, error: detail.error ?? null });
   return true;
 }

@@ -10,9 +10,8 @@ import { offsetPageQuery, parse, uuidId } from '../http/validation';
 import type { OffsetPage } from '../offset-list';
 import type { Deps } from '../ports';
 import {
-  type ExecutionRecord,
-  executionsByStatus,
   getExecutionRecord,
+  listExecutionRecords,
   presentExecution,
   readCounts,
   TERMINAL,
@@ -34,6 +33,8 @@ export interface Execution {
   readonly contactId: string;
   readonly status: ExecutionStatus;
   readonly currentStepId: string | null;
+  /** When a WAITING execution's wait ends (a DELAY's end, a WAIT_FOR_EVENT's timeout); else null. */
+  readonly resumesAt: string | null;
   readonly context: Record<string, unknown>;
   readonly history: readonly ExecutionHistoryEntry[];
   readonly startedAt: string;
@@ -98,7 +99,11 @@ export async function startManualExecution(
   return presentExecution(out.execution);
 }
 
-/** `GET /workflows/{id}/executions`: newest first, of one status or of all; totals from counters. */
+/**
+ * `GET /workflows/{id}/executions`: newest first, of one status or of all; totals from counters
+ * (RUNNING: active executions that have not waited yet; WAITING: active ones that have waited at
+ * least once, `executions-repository.ts`).
+ */
 export async function listExecutions(
   deps: ExecutionDeps,
   projectId: string,
@@ -109,26 +114,10 @@ export async function listExecutions(
   const counts = await readCounts(deps, projectId, workflowId);
   const statuses: readonly ExecutionStatus[] = query.status ? [query.status] : EXECUTION_STATUSES;
   const skip = (query.page - 1) * query.pageSize;
-  let data: ExecutionRecord[];
-  if (statuses.length === 1) {
-    data = await executionsByStatus(deps, projectId, workflowId, statuses[0]!, {
-      limit: query.pageSize,
-      skip,
-    });
-  } else {
-    // The newest `skip + pageSize` of each status, merged.
-    const parts = await Promise.all(
-      statuses.map((s) =>
-        executionsByStatus(deps, projectId, workflowId, s, { limit: skip + query.pageSize }),
-      ),
-    );
-    data = parts
-      .flat()
-      .sort((a, b) =>
-        a.startedAt === b.startedAt ? (a.id < b.id ? 1 : -1) : a.startedAt < b.startedAt ? 1 : -1,
-      )
-      .slice(skip, skip + query.pageSize);
-  }
+  const data = await listExecutionRecords(deps, projectId, workflowId, statuses, {
+    limit: query.pageSize,
+    skip,
+  });
   const total = statuses.reduce((n, s) => n + counts[s], 0);
   return {
     data: data.map(presentExecution),
@@ -185,21 +174,19 @@ export async function cancelAllExecutions(
   await workflowOf(deps, projectId, workflowId);
   const { cancelExecutionRecord } = await import('./engine');
   let cancelled = 0;
-  for (const status of ACTIVE_STATUSES) {
-    for (;;) {
-      const batch = await executionsByStatus(deps, projectId, workflowId, status, { limit: 100 });
-      let progressed = false;
-      for (const listed of batch) {
-        const record = await getExecutionRecord(deps, projectId, workflowId, listed.id, { consistent: true });
-        if (!record || TERMINAL(record.status)) continue;
-        if (await cancelExecutionRecord(deps, record)) {
-          cancelled++;
-          progressed = true;
-        }
+  for (;;) {
+    const batch = await listExecutionRecords(deps, projectId, workflowId, ACTIVE_STATUSES, { limit: 100 });
+    let progressed = false;
+    for (const listed of batch) {
+      const record = await getExecutionRecord(deps, projectId, workflowId, listed.id, { consistent: true });
+      if (!record || TERMINAL(record.status)) continue;
+      if (await cancelExecutionRecord(deps, record)) {
+        cancelled++;
+        progressed = true;
       }
-      // The index lags the table: entries already cancelled may still be listed once.
-      if (batch.length < 100 || !progressed) break;
     }
+    // The index lags the table: entries already cancelled may still be listed once.
+    if (batch.length < 100 || !progressed) break;
   }
   return { cancelled };
 }
@@ -210,9 +197,6 @@ export async function hasActiveExecutions(
   projectId: string,
   workflowId: string,
 ): Promise<boolean> {
-  for (const status of ACTIVE_STATUSES) {
-    const [one] = await executionsByStatus(deps, projectId, workflowId, status, { limit: 1 });
-    if (one) return true;
-  }
-  return false;
+  const [one] = await listExecutionRecords(deps, projectId, workflowId, ACTIVE_STATUSES, { limit: 1 });
+  return one !== undefined;
 }

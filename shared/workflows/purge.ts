@@ -24,7 +24,10 @@ import { deleteCounts, deleteExecutions, firstExecutionRefs } from './executions
 import { type PurgeMessage, purgeJobMessage } from './messages';
 import { getWorkflowRecord } from './repository';
 
-/** Executions a message deletes: one query, and two batch deletes of four requests each. */
+/**
+ * Executions a message deletes: one query, and two batch deletes (the contacts' items and the due
+ * items of waits, up to eight requests; the executions, four).
+ */
 export const PURGE_PAGE = 100;
 /**
  * The first message waits this long: the delete that queued it lands meanwhile, and so does an

@@ -54,6 +54,8 @@ export const executionAnswer = z.object({
   contactId: id,
   status: z.enum(EXECUTION_STATUSES),
   currentStepId: z.nullable(id),
+  /** When a WAITING execution's wait ends (a DELAY's end, a WAIT_FOR_EVENT's timeout); else null. */
+  resumesAt: nullableInstant,
   context: z.record(z.string(), z.unknown()),
   history: z.array(z.object({ stepId: id, type: z.string(), result: z.string(), at: instant })),
   startedAt: instant,

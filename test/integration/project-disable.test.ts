@@ -187,7 +187,7 @@ describe('scheduled work of a disabled project', () => {
     expect(draft).toMatchObject({ status: 'DRAFT', scheduledFor: null, scheduleToken: null });
     // The execution has not moved.
     expect(await execution()).toMatchObject({
-      status: 'RUNNING',
+      status: 'WAITING',
       seq: inDelay?.seq,
       currentStepId: inDelay?.currentStepId,
     });

@@ -100,9 +100,11 @@ const crashes: [string, (c: StoreCall) => boolean, number][] = [
   ['moving past the webhook', moves, 2],
   ['updating the contact', (c) => (c.op === 'update' || c.op === 'put') && sk(c) === '#CONTACT', 1],
   ['moving past the update', moves, 3],
+  ['listing the delay by its due time', (c) => c.op === 'put' && pk(c).endsWith('#WFDUE'), 1],
   ['moving into the delay', moves, 4],
+  ['counting the execution WAITING', (c) => c.op === 'update' && sk(c) === '#COUNTS', 2],
   ['moving past the condition', moves, 5],
-  ['counting the end', (c) => c.op === 'update' && sk(c) === '#COUNTS', 2],
+  ['counting the end', (c) => c.op === 'update' && sk(c) === '#COUNTS', 3],
   ['claiming the second email', (c) => c.op === 'put' && pk(c).includes('#MSG#'), 2],
   ['ending the execution', moves, 7],
   [

@@ -113,10 +113,15 @@ describe('an onboarding workflow, walked through with the local clock', () => {
     const [welcomeMail] = await rt.mails({ to: pro });
     expect(welcomeMail!.subject).toBe(`Welcome ${pro}`);
     expect(welcomeMail!.html).toContain('Plan pro, ref none');
-    // In the delay the execution stays RUNNING at the DELAY step.
+    // In the delay the execution is WAITING at the DELAY step, until the delay's end.
     const waiting = await executionDelayed(rt, wf, String((await executionFor(wf, proId)).id));
     expect(waiting.currentStepId).toBe(delay);
-    expect((await executions(rt, wf, '?status=WAITING')).total).toBe(0);
+    expect(waiting.history[1].result).toBe(`delayed until ${waiting.resumesAt}`);
+    expect(Date.parse(waiting.resumesAt) - Date.parse(waiting.history[1].at)).toBeGreaterThanOrEqual(
+      2 * DAY * 1000 - 1000,
+    );
+    await executionsWith(rt, wf, 'WAITING', 2);
+    expect((await executions(rt, wf, '?status=RUNNING')).total).toBe(0);
     expect(waiting.history.map((h: Json) => [h.stepId, h.result.split(' ')[0]])).toEqual([
       [send, 'sent'],
       [delay, 'delayed'],
@@ -127,7 +132,7 @@ describe('an onboarding workflow, walked through with the local clock', () => {
     // A day later nothing has moved; after the second, both go on.
     await advanceClock(rt, DAY);
     await rt.drain();
-    expect(await execution(rt, wf, waiting.id)).toMatchObject({ status: 'RUNNING', currentStepId: delay });
+    expect(await execution(rt, wf, waiting.id)).toMatchObject({ status: 'WAITING', currentStepId: delay });
     await advanceClock(rt, DAY + 60);
     const done = await executionIn(rt, wf, waiting.id, 'COMPLETED');
     expect(done.history.map((h: Json) => h.stepId)).toEqual([send, delay, branch, hook, update]);
@@ -475,7 +480,7 @@ describe('the execution endpoints', () => {
       const contactId = await createContact(rt, uniqueEmail('list'));
       ids.push((await rt.api('POST', `/workflows/${wf}/executions`, { body: { contactId } })).body.id);
     }
-    // A delay leaves an execution RUNNING (at the DELAY step, its schedule pending).
+    // A delay leaves an execution WAITING (at the DELAY step, its schedule pending).
     const delayed: Json[] = [];
     for (const id of ids) delayed.push(await executionDelayed(rt, wf, id));
     const newestFirst = delayed
@@ -483,13 +488,13 @@ describe('the execution endpoints', () => {
       .sort()
       .reverse()
       .map((k) => k.split('#')[1]);
-    const page = await executions(rt, wf, '?status=RUNNING&page=2&pageSize=2');
+    const page = await executions(rt, wf, '?status=WAITING&page=2&pageSize=2');
     expect(page).toMatchObject({ page: 2, pageSize: 2, total: 5, totalPages: 3 });
     // Newest first, whole executions (the index holds keys only; the items are read by key).
     expect(page.data.map((x: Json) => x.id)).toEqual(newestFirst.slice(2, 4));
-    expect(page.data[0]).toMatchObject({ status: 'RUNNING', contactId: expect.any(String), context: {} });
+    expect(page.data[0]).toMatchObject({ status: 'WAITING', contactId: expect.any(String), context: {} });
     expect(page.data[0].history).toHaveLength(1);
-    expect((await executions(rt, wf, '?status=WAITING')).total).toBe(0);
+    expect((await executions(rt, wf, '?status=RUNNING')).total).toBe(0);
     expect((await executions(rt, wf, '?status=COMPLETED')).total).toBe(0);
     const bad = await rt.api('GET', `/workflows/${wf}/executions?status=SLEEPING`);
     expect(bad.status).toBe(422);
@@ -513,7 +518,8 @@ describe('the execution endpoints', () => {
     expect(all.body.cancelled).toBe(4);
     const counts = await executions(rt, wf, '?status=CANCELLED');
     expect(counts.total).toBe(5);
-    expect((await executions(rt, wf, '?status=RUNNING')).total).toBe(0);
+    expect((await executions(rt, wf, '?status=WAITING')).total).toBe(0);
+    expect((await executions(rt, wf, '?status=WAITING')).data).toEqual([]);
     expect((await executions(rt, wf)).total).toBe(5);
     // Nothing fires later for them.
     await advanceClock(rt, 2 * 3600);

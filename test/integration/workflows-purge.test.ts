@@ -142,6 +142,8 @@ describe('the purge of a partition larger than a page', () => {
         wait: null,
         lease: null,
         updatedAt: now.toISOString(),
+        counted: 'EXITED',
+        indexed: null,
       };
       const waiting = contactId === contactIds[0] && i === 0;
       const wait = { kind: 'event' as const, until: null, eventName: 'paid', schedule: null };

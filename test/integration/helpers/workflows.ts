@@ -122,11 +122,11 @@ export async function executionIn(p: Api, workflowId: string, executionId: strin
   );
 }
 
-/** Whether the execution is in a DELAY: still RUNNING, at the DELAY step, which it has recorded. */
+/** Whether the execution is in a DELAY: WAITING at the DELAY step, which it has recorded. */
 export function inDelay(x: Json): boolean {
   const latest = (x.history as Json[] | undefined)?.at(-1);
   return (
-    x.status === 'RUNNING' &&
+    x.status === 'WAITING' &&
     latest?.type === 'DELAY' &&
     latest.stepId === x.currentStepId &&
     String(latest.result).startsWith('delayed until')
