@@ -61,7 +61,8 @@
  * - segment membership: a contact's segments -> pk P#<pid>#C#<cid>, sk SEG#<segmentId>
  * - segment members: by segment, oldest contact first -> segmentMembers (P#<pid>#SEG#<segmentId>,
  *   <contact createdAt>#<cid>)
- * - segment snapshot (the member set stored by the last compute) -> pk P#<pid>#SEGSNAP#<segmentId>, sk <cid>
+ * - segment snapshot (the contacts a tracked segment has announced, `segments/announce.ts`, or an
+ *   untracked one's last compute stored) -> pk P#<pid>#SEGSNAP#<segmentId>, sk <cid>
  * - segments needing periodic work (tracked, time-relative or event-based conditions), all
  *   projects (exception; sparse: only such segments carry it) -> periodicSegments
  *   (SEGMENTS#PERIODIC, <pid>#<segmentId>)
