@@ -1,8 +1,9 @@
 /**
  * Segment membership under failures: every queue message delivered twice (builds, their second
  * pass, the periodic job's computes and the cleanup of a deleted segment end as one delivery
- * would), and a contact write whose membership writes fail (as a process stopping between them
- * would leave it) repaired by the contact's next write.
+ * would), a contact write whose membership writes fail (as a process stopping between them
+ * would leave it) repaired by the contact's next write, and a tracked segment's entry announced
+ * once by the next compute when a write stopped before its announced set moved or after it.
  */
 import { describe, expect, it } from 'vitest';
 import { fastTimings } from '../../shared/composition/local';
@@ -109,5 +110,92 @@ describe('a contact write whose membership writes fail', () => {
     await p.api('PATCH', `/contacts/${contact.id}`, { body: { data: { seen: false } } });
     expect((await p.get(s.id)).memberCount).toBe(0);
     expect(await p.members(s.id)).toEqual([]);
+  });
+});
+
+describe('a tracked segment’s announcement interrupted', () => {
+  const entries = async (p: Awaited<ReturnType<typeof fresh>>, slug: string) =>
+    (
+      (await p.api('GET', '/events', { query: { name: `segment.${slug}.entry`, limit: '100' } })).body
+        .data as Json[]
+    )
+      .map((e) => e.contactId)
+      .sort();
+  const write = (deps: typeof rt.deps, projectId: string, email: string, plan: string) =>
+    upsertContact(
+      deps,
+      projectId,
+      { email, patch: { ...emptyPatch(), set: { plan } }, source: 'api' },
+      { defaultSubscribed: true },
+    );
+
+  it('between the announced set’s move and its event: the next compute emits the pending event, once', async () => {
+    const p = await fresh('seg-announce-event');
+    const s = (
+      await p.api('POST', '/segments', {
+        body: { name: 'Pro', condition: plan('pro'), trackMembership: true },
+      })
+    ).body as Json;
+    await settle();
+    const failing = crashingAt(
+      rt.deps,
+      (call) =>
+        call.op === 'put' &&
+        call.key?.sk.startsWith(keys.contactEventPrefix) === true &&
+        call.item?.name === 'segment.pro.entry',
+    );
+    const { contact } = await write(failing, p.id, 'e@seg-announce.test', 'pro');
+    await rt.drain();
+    expect((await p.get(s.id)).memberCount).toBe(1);
+    expect(await entries(p, 'pro')).toEqual([]);
+    const snapshot = await rt.deps.store.get(keys.segmentSnapshot(p.id, s.id, contact.id));
+    expect(snapshot?.pending).toBeDefined();
+
+    expect((await p.api('POST', `/segments/${s.id}/compute`)).body).toEqual({
+      added: 0,
+      removed: 0,
+      memberCount: 1,
+    });
+    await rt.drain();
+    expect(await entries(p, 'pro')).toEqual([contact.id]);
+    // A later write that finds it announced, and another compute, announce nothing more.
+    await p.api('PATCH', `/contacts/${contact.id}`, { body: { data: { seen: true } } });
+    expect((await p.api('POST', `/segments/${s.id}/compute`)).body).toEqual({
+      added: 0,
+      removed: 0,
+      memberCount: 1,
+    });
+    await rt.drain();
+    expect(await entries(p, 'pro')).toEqual([contact.id]);
+  });
+
+  it('between the membership and the announced set’s move: the next compute announces it, once', async () => {
+    const p = await fresh('seg-announce-move');
+    const s = (
+      await p.api('POST', '/segments', {
+        body: { name: 'Pro', condition: plan('pro'), trackMembership: true },
+      })
+    ).body as Json;
+    await settle();
+    const failing = crashingAt(
+      rt.deps,
+      (call) => call.op === 'put' && call.key?.pk === keys.segmentSnapshotPartition(p.id, s.id),
+    );
+    const { contact } = await write(failing, p.id, 'm@seg-announce.test', 'pro');
+    await rt.drain();
+    expect((await p.get(s.id)).memberCount).toBe(1);
+    expect(await entries(p, 'pro')).toEqual([]);
+    expect((await p.api('POST', `/segments/${s.id}/compute`)).body).toEqual({
+      added: 1,
+      removed: 0,
+      memberCount: 1,
+    });
+    await rt.drain();
+    expect(await entries(p, 'pro')).toEqual([contact.id]);
+    // The contact leaves: its exit is announced by the write, which finds the entry announced.
+    await write(rt.deps, p.id, 'm@seg-announce.test', 'free');
+    await rt.drain();
+    const exits = await p.api('GET', '/events', { query: { name: 'segment.pro.exit' } });
+    expect((exits.body.data as Json[]).map((e) => e.contactId)).toEqual([contact.id]);
   });
 });
