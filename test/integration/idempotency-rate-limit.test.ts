@@ -3,6 +3,7 @@ import { AppError } from '../../shared/errors';
 import { bodyHash, withIdempotency } from '../../shared/http/idempotency';
 import type { Deps } from '../../shared/ports';
 import { useLocalRuntime } from './helpers/local';
+import { waitUntil } from './helpers/wait';
 
 let nowMs = Date.parse('2026-01-01T00:00:10Z');
 const clock = { now: () => new Date(nowMs) };
@@ -120,7 +121,8 @@ describe('Idempotency-Key', () => {
         return { statusCode: 200 };
       },
     );
-    await new Promise((r) => setTimeout(r, 50));
+    // The first holds the claim once its handler runs.
+    await waitUntil('the first request to run', () => runs === 1);
     const dupes = await Promise.allSettled([
       send(rt.deps, 'key-3'),
       send(rt.deps, 'key-3'),
@@ -185,20 +187,33 @@ describe('Idempotency-Key', () => {
     nowMs = Date.parse('2026-01-05T00:00:00Z');
     const req = sendRequest('key-8');
     // The first attempt never finishes (its process died).
-    void withIdempotency(rt.deps, req, () => new Promise<{ statusCode: number }>(() => {}));
-    await new Promise((r) => setTimeout(r, 50));
+    let started = false;
+    void withIdempotency(rt.deps, req, () => {
+      started = true;
+      return new Promise<{ statusCode: number }>(() => {});
+    });
+    await waitUntil('the first attempt to hold the claim', () => started);
     expect(
       (await rejection(withIdempotency(rt.deps, req, async () => ({ statusCode: 200 })))).statusCode,
     ).toBe(409);
     nowMs += 30_000;
     let runs = 0;
+    // The one that takes over holds the claim until the other three have been refused.
+    let refused = 0;
+    let release: () => void = () => {};
+    const othersRefused = new Promise<void>((r) => {
+      release = r;
+    });
     const retries = await Promise.allSettled(
       Array.from({ length: 4 }, () =>
         withIdempotency(rt.deps, req, async (claim) => {
           runs++;
           expect(claim!.resumed).toBe(true);
-          await new Promise((r) => setTimeout(r, 30));
+          await othersRefused;
           return { statusCode: 200 };
+        }).catch((error: unknown) => {
+          if (++refused === 3) release();
+          throw error;
         }),
       ),
     );
