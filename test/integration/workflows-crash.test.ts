@@ -119,6 +119,8 @@ describe('a workflow run with every message delivered twice', () => {
   it.each(crashes)('and a crash while %s runs each step once', async (_when, match, nth) => {
     const email = uniqueEmail('wf-crash');
     const contactId = await createContact(rt, email);
+    // The fault counts every matching request: nothing of an earlier test may still be running.
+    await rt.drain();
     faults.failAt(match, nth);
     // Started by the tracked event (the dispatch job writes the execution).
     const started = { body: await trackStart(email, contactId) };
@@ -131,6 +133,9 @@ describe('a workflow run with every message delivered twice', () => {
     await executionDelayed(rt, workflow.id, started.body.id);
     await advanceClock(rt, 3600 + 60);
     const done = await executionIn(rt, workflow.id, started.body.id, 'COMPLETED');
+    // The end's last writes (the entry's release, workflow.completed) follow the move to
+    // COMPLETED in the same job: a fault there may fire after COMPLETED is read.
+    await rt.drain();
     expect(faults.fired, 'the fault fired').toBe(true);
     faults.clear();
 
@@ -171,6 +176,7 @@ describe('a workflow run with every message delivered twice', () => {
   it('a crash between the email claim and the provider’s answer never sends twice', async () => {
     const email = uniqueEmail('wf-inflight');
     const contactId = await createContact(rt, email);
+    await rt.drain();
     // The email's outcome, its `email.sent` event (after the provider call), fails once: the
     // record stays SENDING with no event.
     faults.failAt((c) => c.op === 'put' && sk(c).startsWith('EV#') && c.item?.name === 'email.sent', 1);
@@ -216,6 +222,7 @@ describe('a WAIT_FOR_EVENT with every message delivered twice', () => {
     const email = uniqueEmail('wf-wait-crash');
     const contactId = await createContact(rt, email);
     const exitedBefore = await total('EXITED');
+    await rt.drain();
     faults.failAt(moves, nth);
     await track(email, 'crash_wait_go');
     const started = await pollUntil('the execution', async () => {

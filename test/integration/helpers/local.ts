@@ -118,7 +118,8 @@ export function useLocalRuntime(options: StartLocalOptions = {}): LocalTestRunti
       const to = filter.to?.toLowerCase();
       return to === undefined ? all : all.filter((m) => m.to.some((address) => address.toLowerCase() === to));
     },
-    drain: (drainOptions = {}) => rt().queue.drain(drainOptions),
+    // A bound on a hang, not a duration to meet: generous, for a machine others keep busy.
+    drain: (drainOptions = {}) => rt().queue.drain({ timeoutMs: 30_000, ...drainOptions }),
     startAnotherInstance: async () => {
       const runtime = rt();
       const instance = await runtime.startInstance();
