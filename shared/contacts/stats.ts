@@ -7,11 +7,14 @@
  *   leaf path the number of contacts that have it (attribute `c:<path>`). Deltas are one UpdateItem
  *   of `ADD`s (at most 100 paths a request), which also adds 1 to `seq`.
  * - A value-counter item per leaf path (`VALUES#<path>`): map `v` of value (its JSON text) -> the
- *   number of contacts with it, at most `TRACKED_VALUES` values. A delta of a few values is one
- *   conditional UpdateItem (`SET v.x = if_not_exists(v.x, 0) + d`, on condition that every value
- *   decremented is tracked and a new value finds room); otherwise, and when that condition fails,
- *   a read and a put conditional on the item's `seq`, which drops values at zero, admits new ones
- *   while there is room and marks the item `capped` when one finds none. Every change adds 1 to
+ *   number of contacts with it, at most `TRACKED_VALUES` values. A delta is one conditional
+ *   UpdateItem per `VALUES_PER_UPDATE` values (`SET v.x = if_not_exists(v.x, 0) + d`, on
+ *   condition that every value decremented is tracked and a new value finds room); the first
+ *   writer of a path creates the item holding its values (`attribute_not_exists`), and one that
+ *   loses that race adds in place: concurrent writers each add their own, none reads first, so
+ *   none can lose a race to another. Only values that condition refuses take a read and a put
+ *   conditional on the item's `seq`, which drops values at zero, admits new ones while there is
+ *   room and marks the item `capped` when one finds none. Every change adds 1 to
  *   its `seq`; nothing but a recount writes a `seq` back, and no item of this partition is deleted
  *   except recount runs, so a `seq` read earlier and found again means no delta came in between.
  * - Recount runs (`RECOUNT#<runId>`): a recount's position in the contacts and its partial counts
@@ -20,7 +23,7 @@
  * Reads for the API are eventually consistent, as the contacts index they stand in for is.
  */
 import { addMemberCounts } from '../segments/repository';
-import type { Item, StoreDeps } from '../store/store';
+import { type Item, type StoreDeps, sleep } from '../store/store';
 import { keys } from '../table';
 import { type StatsDelta, TRACKED_VALUES, ValueSketch } from './contribution';
 
@@ -121,15 +124,64 @@ async function addToStats(deps: StoreDeps, projectId: string, delta: StatsDelta)
   }
 }
 
+/**
+ * Adds a delta to a value counter: in place, up to `VALUES_PER_UPDATE` values a request (creating
+ * the counter first when it does not exist), so that concurrent writers each add their own in one
+ * request and never race; only values the in-place condition refuses (a decrement of a value not
+ * tracked, a new value that may find no room) take the read-and-put path.
+ */
 async function addToValues(
   deps: StoreDeps,
   projectId: string,
   path: string,
   deltas: ReadonlyMap<string, number>,
 ): Promise<void> {
-  if (deltas.size <= VALUES_PER_UPDATE && (await addInPlace(deps, projectId, path, deltas))) return;
+  const entries = [...deltas];
+  const refused = new Map<string, number>();
+  for (let i = 0; i < entries.length; i += VALUES_PER_UPDATE) {
+    const part = new Map(entries.slice(i, i + VALUES_PER_UPDATE));
+    // Refused in place: the counter may not exist yet (created holding this part), or exist now
+    // that another writer created it (in place again).
+    const applied =
+      (await addInPlace(deps, projectId, path, part)) ||
+      (await createValueCounter(deps, projectId, path, part)) ||
+      (await addInPlace(deps, projectId, path, part));
+    if (!applied) for (const [value, d] of part) refused.set(value, d);
+  }
+  if (refused.size > 0) await mergeValues(deps, projectId, path, refused);
+}
+
+/** Creates the path's value counter holding `deltas`, unless it exists; true when this call did. */
+async function createValueCounter(
+  deps: StoreDeps,
+  projectId: string,
+  path: string,
+  deltas: ReadonlyMap<string, number>,
+): Promise<boolean> {
+  const first = mergeCounts(new Map(), deltas, false);
+  return deps.store.writeIf({
+    put: {
+      ...keys.fieldValueCounts(projectId, path),
+      entity: 'fieldValues',
+      path,
+      v: Object.fromEntries(first.counts),
+      ...(first.capped ? { capped: true } : {}),
+      seq: 1,
+    },
+    if: 'attribute_not_exists(pk)',
+  });
+}
+
+/** The read-and-put path (see the module comment), with a short random pause between rounds. */
+async function mergeValues(
+  deps: StoreDeps,
+  projectId: string,
+  path: string,
+  deltas: ReadonlyMap<string, number>,
+): Promise<void> {
   const key = keys.fieldValueCounts(projectId, path);
   for (let round = 0; round < MAX_VALUE_ROUNDS; round++) {
+    if (round > 0) await sleep(Math.random() * 20 * round);
     const item = await deps.store.get(key, { consistent: true });
     const seen = item === undefined ? undefined : Number(item.seq ?? 0);
     const next = mergeCounts(countsOf(item), deltas, item?.capped === true);
