@@ -34,7 +34,7 @@ import { addSesameStacks } from '../lib/app';
 import { stageConfigSchema } from '../lib/config';
 import { seedVerifiedDomain } from '../shared/domains/repository';
 import { SES_EVENT_JOB } from '../shared/email-events/messages';
-import { TALLY_DELAY_S } from '../shared/events/tally';
+import { TALLY_SETTLE_DELAY_S } from '../shared/events/tally';
 import { type HandlerFactory, type HandlerOverrides, repoRoot } from '../shared/local/handlers';
 import { fastTimings, type LocalRuntime, startLocal } from '../shared/local/runtime';
 import { type FunctionKind, functionUses, manifest } from '../shared/manifest';
@@ -297,7 +297,7 @@ for (const port of [rt.deps.blobs, rt.deps.images] as unknown as Record<string, 
 
 async function settle(advance = true) {
   // Past the event tally's delay, so the tallies the work armed run too.
-  if (advance) await rt.clock.advance(TALLY_DELAY_S);
+  if (advance) await rt.clock.advance(TALLY_SETTLE_DELAY_S);
   await rt.queue.drain({ timeoutMs: 300_000 });
 }
 

@@ -50,6 +50,8 @@
  * - activity counts per UTC day (analytics) -> pk P#<pid>#EVDAYS, sk <YYYY-MM-DD> (TTL)
  * - activity counts per UTC minute (recent count) -> pk P#<pid>#EVMINUTES, sk <YYYY-MM-DDTHH:MM> (TTL)
  * - event counters' tally position (how far the counters have counted events) -> pk P#<pid>#EVTALLY, sk #TALLY
+ * - events a tally batch counted, by the batch's end (the tally's settle pass finds the events it
+ *   missed) -> pk P#<pid>#EVTALLY, sk W#<to>#<batchId> (TTL)
  * - custom field types: per project -> pk P#<pid>, sk FIELD#<path>
  * - sender domains: by name, all of a project -> pk P#<pid>, sk DOMAIN#<name>
  * - sender domain: by id -> pk P#<pid>, sk DOMAINID#<id> (holds the name)
@@ -202,6 +204,8 @@ export function indexEntry(index: AccessIndex, partition: string, sort: string):
 }
 
 const P = (projectId: string) => `P#${projectId}`;
+/** Sort-key prefix of the tally's batch windows (`eventTallyWindow`). */
+const TALLY_WINDOW_PREFIX = 'W#';
 
 /** Key builders. Only repositories call these. */
 export const keys = {
@@ -250,6 +254,11 @@ export const keys = {
   eventMinutesPartition: (projectId: string) => `${P(projectId)}#EVMINUTES`,
   eventMinute: (projectId: string, minute: string) => ({ pk: `${P(projectId)}#EVMINUTES`, sk: minute }),
   eventTally: (projectId: string) => ({ pk: `${P(projectId)}#EVTALLY`, sk: '#TALLY' }),
+  eventTallyWindow: (projectId: string, to: string, batchId: string) => ({
+    pk: `${P(projectId)}#EVTALLY`,
+    sk: `${TALLY_WINDOW_PREFIX}${to}#${batchId}`,
+  }),
+  eventTallyWindowPrefix: TALLY_WINDOW_PREFIX,
   projectPartition: (projectId: string) => P(projectId),
   domain: (projectId: string, name: string) => ({ pk: P(projectId), sk: `DOMAIN#${name}` }),
   domainPrefix: 'DOMAIN#',

@@ -11,6 +11,7 @@
  *   A category without a cap reserves nothing: the event tally adds what went out, from the
  *   `email.sent` events, a batch at a time (`addTalliedUsage`).
  */
+import { type TallyMark, tallyOnce } from '../events/tally-once';
 import type { Item, StoreDeps } from '../store/store';
 import { keys } from '../table';
 
@@ -105,7 +106,7 @@ export async function addUsage(
 
 /**
  * Adds what a batch of the event tally counted (shared/events/tally.ts) to a month's counters: the
- * messages sent while their category had no cap. With `tally` (the batch's id), once per batch, so
+ * messages sent while their category had no cap. With `tally` (the batch), once per batch, so
  * a batch applied again adds nothing; without, unconditionally (the events deleted before the
  * tally met them).
  */
@@ -114,22 +115,23 @@ export async function addTalliedUsage(
   projectId: string,
   month: string,
   counts: Readonly<Partial<Record<SendCategory, number>>>,
-  tally?: string,
+  tally?: TallyMark,
 ): Promise<void> {
   const entries = SEND_CATEGORIES.filter((c) => (counts[c] ?? 0) !== 0);
   if (entries.length === 0) return;
+  const once = tally ? tallyOnce(tally) : undefined;
   const write = {
     update: keys.billingUsage(projectId, month),
-    expression: `SET entity = :entity${tally ? ', tally = :tally' : ''} ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+    expression: `SET entity = :entity${once ? `, ${once.assign}` : ''} ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
     names: Object.fromEntries(entries.map((c, i) => [`#c${i}`, c])),
     values: {
       ':entity': 'billingUsage',
       ...Object.fromEntries(entries.map((c, i) => [`:c${i}`, counts[c]])),
-      ...(tally ? { ':tally': tally } : {}),
+      ...once?.values,
     },
   };
-  if (!tally) await deps.store.write(write);
-  else await deps.store.writeIf({ ...write, if: 'attribute_not_exists(tally) OR tally <> :tally' });
+  if (!once) await deps.store.write(write);
+  else await deps.store.writeIf({ ...write, if: once.condition });
 }
 
 /** Gives back `count` of a month's counter (never below zero: a release that would is dropped). */

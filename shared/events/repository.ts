@@ -13,10 +13,12 @@
  * buckets of its own time); its writer writes no counter.
  */
 
+import { createHash } from 'node:crypto';
 import type { BucketCounts } from '../activity/metrics';
 import { addTalliedUsage, type SendCategory } from '../billing/repository';
 import type { Item, Key, Page, StoreDeps } from '../store/store';
 import { indexEntry, keyAttributes, keys } from '../table';
+import { type TallyMark, tallyOnce } from './tally-once';
 
 export interface EventRecord {
   readonly id: string;
@@ -108,29 +110,25 @@ export async function putEvent(deps: StoreDeps, event: EventRecord, now: Date): 
 }
 
 /**
- * Adds to a campaign run's counters (engagement, or sent for unknown); a deleted campaign's run is
- * not recreated. With `tally`, only once per tally batch.
+ * Adds a tally batch's counts to a campaign run's counters (engagement, or sent for unknown), once
+ * per batch; a deleted campaign's run is not recreated.
  */
 async function addCampaignCounts(
   deps: StoreDeps,
   projectId: string,
   campaignId: string,
   counts: Readonly<Record<string, number>>,
-  tally?: string,
+  tally: TallyMark,
 ): Promise<void> {
   const entries = Object.entries(counts).filter(([, n]) => n !== 0);
   if (entries.length === 0) return;
+  const once = tallyOnce(tally);
   await deps.store.writeIf({
     update: keys.campaignRun(projectId, campaignId),
-    expression: `${tally ? 'SET tally = :tally ' : ''}ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+    expression: `SET ${once.assign} ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
     names: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
-    values: {
-      ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])),
-      ...(tally ? { ':tally': tally } : {}),
-    },
-    if: tally
-      ? 'attribute_exists(pk) AND (attribute_not_exists(tally) OR tally <> :tally)'
-      : 'attribute_exists(pk)',
+    values: { ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])), ...once.values },
+    if: `attribute_exists(pk) AND ${once.condition}`,
   });
 }
 
@@ -153,7 +151,7 @@ const minuteExpiry = (minute: string) => Math.floor(Date.parse(`${minute}:00.000
 
 /**
  * Adds `counts` to a counter bucket (an hour, a day, a minute). With `tally`, once per tally batch
- * (the bucket keeps the id of the batch that changed it last).
+ * (`tally-once.ts`).
  */
 async function addToBucket(
   deps: StoreDeps,
@@ -161,35 +159,55 @@ async function addToBucket(
   entity: string,
   expiresAt: number,
   counts: Readonly<Record<string, number | undefined>>,
-  tally?: string,
+  tally?: TallyMark,
 ): Promise<void> {
   const entries = Object.entries(counts).filter(
     (e): e is [string, number] => typeof e[1] === 'number' && e[1] !== 0,
   );
   if (entries.length === 0) return;
+  const once = tally ? tallyOnce(tally) : undefined;
   const update = {
     update: key,
-    expression: `SET entity = :entity, expiresAt = :exp${tally ? ', tally = :tally' : ''} ADD ${entries
+    expression: `SET entity = :entity, expiresAt = :exp${once ? `, ${once.assign}` : ''} ADD ${entries
       .map((_, i) => `#c${i} :c${i}`)
       .join(', ')}`,
     names: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
     values: {
       ':entity': entity,
       ':exp': expiresAt,
-      ...(tally ? { ':tally': tally } : {}),
+      ...once?.values,
       ...Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n])),
     },
   };
-  if (tally) await deps.store.writeIf({ ...update, if: 'attribute_not_exists(tally) OR tally <> :tally' });
+  if (once) await deps.store.writeIf({ ...update, if: once.condition });
   else await deps.store.write(update);
 }
 
-/** What one tally run adds: per name (count, first and last time) and per hour. */
+/** What one tally batch adds: per name (count, first and last time) and per hour. */
 export interface TallyBatch {
-  /** Unique per batch: the counters it changed carry it, so applying it again changes nothing. */
+  /** Unique per batch. */
   readonly id: string;
+  /**
+   * One more than the project's batch before: the counters it changed keep it, so applying it
+   * again, or after a later batch, changes nothing (`tally-once.ts`). Absent in a batch begun
+   * before batches were numbered, whose counters keep its id instead.
+   */
+  readonly seq?: number;
+  /**
+   * `settle`: events the tally's first pass missed, found by its second (`tally.ts`): they lie
+   * behind the first pass's position. Absent: the first pass, from its position up to `to`.
+   */
+  readonly kind?: 'settle';
   /** The position (`eventPosition`, or a time followed by `~`) the batch counted up to. */
   readonly to: string;
+  /** When its run began it (`tally.ts`, `TALLY_PENDING_FRESH_MS`). */
+  readonly begunAt?: string;
+  /**
+   * A first-pass batch's window: where it began (its events are after this position) and the
+   * `eventMark` of each event it met, concatenated. Applying the batch stores them
+   * (`TallyWindow`) for the second pass. Absent in a settle batch (and one begun before windows).
+   */
+  readonly window?: { readonly from: string; readonly marks: string };
   readonly names: Readonly<Record<string, { n: number; first: string; last: string }>>;
   readonly hours: Readonly<Record<string, number>>;
   /** Activity and its metrics per hour, day and minute (shared/activity/metrics.ts). */
@@ -200,7 +218,10 @@ export interface TallyBatch {
   readonly campaigns?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** Messages the batch's events add to the monthly send usage, by month (`YYYY-MM`) and category. */
   readonly usage?: Readonly<Record<string, Readonly<Partial<Record<SendCategory, number>>>>>;
-  /** Events of the batch per contact id: each contact's event count (`contactEventTotal`). */
+  /**
+   * Events of the batch per contact id: each contact's event count (`contactEventTotal`); settle
+   * batches only (and those begun before the tally had two passes).
+   */
   readonly contacts?: Readonly<Record<string, number>>;
 }
 
@@ -214,9 +235,15 @@ export function countSend(usage: SendUsage, at: string, category: SendCategory):
   usage[at.slice(0, 7)] = month;
 }
 
-/** Where the tally stands: counted up to `through`; `pending` is a batch begun and not finished. */
+/**
+ * Where the tally stands (`tally.ts`): its first pass has counted the events it met up to
+ * `through`, its second pass every event up to `settled` (never after `through`); `seq` is the last
+ * batch's number; `pending` is a batch begun and not finished.
+ */
 export interface TallyState {
   readonly through: string;
+  readonly settled: string;
+  readonly seq: number;
   readonly pending?: TallyBatch;
 }
 
@@ -225,22 +252,37 @@ export const TALLY_START = '0';
 
 export async function getTallyState(deps: StoreDeps, projectId: string): Promise<TallyState> {
   const item = await deps.store.get(keys.eventTally(projectId), { consistent: true });
+  const through = typeof item?.through === 'string' ? item.through : TALLY_START;
   return {
-    through: typeof item?.through === 'string' ? item.through : TALLY_START,
+    through,
+    // Before the second pass existed, everything up to `through` had settled.
+    settled: typeof item?.settled === 'string' ? item.settled : through,
+    seq: typeof item?.seq === 'number' ? item.seq : 0,
     ...(item?.pending ? { pending: item.pending as TallyBatch } : {}),
   };
 }
 
 /**
- * Records `batch` as begun from `from`; false when another run moved the state first (a batch
- * pending, or `through` no longer `from`).
+ * Records `batch` (numbered `state.seq + 1`) as begun from where `state` stands; false when
+ * another run moved the state first (a batch pending or begun since, a position moved).
  */
-export async function beginTally(deps: StoreDeps, projectId: string, from: string, batch: TallyBatch) {
+export async function beginTally(deps: StoreDeps, projectId: string, state: TallyState, batch: TallyBatch) {
+  const at =
+    batch.kind === 'settle'
+      ? '(settled = :from OR (attribute_not_exists(settled) AND through = :from))'
+      : '(attribute_not_exists(through) OR through = :from)';
   return deps.store.writeIf({
     update: keys.eventTally(projectId),
-    expression: 'SET pending = :batch, entity = :entity',
-    if: 'attribute_not_exists(pending) AND (attribute_not_exists(through) OR through = :from)',
-    values: { ':batch': batch, ':entity': 'eventTally', ':from': from },
+    // A first pass's first numbered batch starts the second pass where the first stands.
+    expression: `SET pending = :batch, seq = :seq, entity = :entity${batch.kind === 'settle' ? '' : ', settled = if_not_exists(settled, :from)'}`,
+    if: `attribute_not_exists(pending) AND ${at} AND ${state.seq === 0 ? 'attribute_not_exists(seq)' : 'seq = :last'}`,
+    values: {
+      ':batch': batch,
+      ':seq': batch.seq,
+      ':entity': 'eventTally',
+      ':from': batch.kind === 'settle' ? state.settled : state.through,
+      ...(state.seq === 0 ? {} : { ':last': state.seq }),
+    },
   });
 }
 
@@ -250,14 +292,15 @@ export async function beginTally(deps: StoreDeps, projectId: string, from: strin
  * to each counter once.
  */
 export async function applyTally(deps: StoreDeps, projectId: string, batch: TallyBatch): Promise<void> {
-  const once = 'attribute_not_exists(tally) OR tally <> :tally';
+  const once = tallyOnce(batch);
+  // A settle batch's events are older than the names' last sighting: it leaves that as it is.
+  const last = batch.kind === 'settle' ? 'if_not_exists(lastSeenAt, :last)' : ':last';
   await Promise.all([
     ...Object.entries(batch.names).map(([name, c]) =>
       deps.store.writeIf({
         update: keys.eventName(projectId, name),
-        expression:
-          'SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :first), lastSeenAt = :last, tally = :tally ADD #count :n',
-        if: once,
+        expression: `SET #name = :name, entity = :entity, firstSeenAt = if_not_exists(firstSeenAt, :first), lastSeenAt = ${last}, ${once.assign} ADD #count :n`,
+        if: once.condition,
         names: { '#name': 'name', '#count': 'count' },
         values: {
           ':name': name,
@@ -265,7 +308,7 @@ export async function applyTally(deps: StoreDeps, projectId: string, batch: Tall
           ':first': c.first,
           ':last': c.last,
           ':n': c.n,
-          ':tally': batch.id,
+          ...once.values,
         },
       }),
     ),
@@ -279,11 +322,11 @@ export async function applyTally(deps: StoreDeps, projectId: string, batch: Tall
           count: n,
           ...batch.hourMetrics?.[hour],
         },
-        batch.id,
+        batch,
       ),
     ),
     ...Object.entries(batch.days ?? {}).map(([day, counts]) =>
-      addToBucket(deps, keys.eventDay(projectId, day), 'eventDay', dayExpiry(day), counts, batch.id),
+      addToBucket(deps, keys.eventDay(projectId, day), 'eventDay', dayExpiry(day), counts, batch),
     ),
     ...Object.entries(batch.minutes ?? {}).map(([minute, n]) =>
       addToBucket(
@@ -292,40 +335,51 @@ export async function applyTally(deps: StoreDeps, projectId: string, batch: Tall
         'eventMinute',
         minuteExpiry(minute),
         { activity: n },
-        batch.id,
+        batch,
       ),
     ),
     ...Object.entries(batch.campaigns ?? {}).map(([campaignId, counts]) =>
-      addCampaignCounts(deps, projectId, campaignId, counts, batch.id),
+      addCampaignCounts(deps, projectId, campaignId, counts, batch),
     ),
     ...Object.entries(batch.usage ?? {}).map(([month, counts]) =>
-      addTalliedUsage(deps, projectId, month, counts, batch.id),
+      addTalliedUsage(deps, projectId, month, counts, batch),
     ),
     ...Object.entries(batch.contacts ?? {}).map(([contactId, n]) =>
-      addContactEvents(deps, projectId, contactId, n, batch.to),
+      addContactEvents(deps, projectId, contactId, n, batch),
     ),
+    batch.window ? putTallyWindow(deps, projectId, batch) : undefined,
   ]);
 }
 
 /**
- * Adds a batch's events of one contact to the contact's count, and moves the count's position to
- * the batch's end. Conditional on the position being before it, so a batch applied again (or late,
- * after a later one) adds nothing. A contact deleted meanwhile may be left this small item: its
- * partition's purge takes it when it runs after, the project's wipe otherwise.
+ * Adds a settle batch's events of one contact to the contact's count (only the tally's second
+ * pass keeps contact counts, `tally.ts`), and moves the count's position to the batch's end. Once
+ * per batch: by its number, or (a batch begun before batches were numbered, on an item no
+ * numbered batch changed) by the position being before its end. A contact deleted meanwhile may be
+ * left this small item: its partition's purge takes it when it runs after, the project's wipe
+ * otherwise.
  */
 async function addContactEvents(
   deps: StoreDeps,
   projectId: string,
   contactId: string,
   n: number,
-  to: string,
+  batch: TallyBatch,
 ) {
+  const numbered = batch.seq !== undefined;
   await deps.store.writeIf({
     update: keys.contactEventCount(projectId, contactId),
-    expression: 'SET entity = :entity, through = :to ADD #count :n',
-    if: 'attribute_not_exists(through) OR through < :to',
+    expression: `SET entity = :entity, through = :to${numbered ? ', tallySeq = :seq' : ''} ADD #count :n`,
+    if: numbered
+      ? 'attribute_not_exists(tallySeq) OR tallySeq < :seq'
+      : 'attribute_not_exists(tallySeq) AND (attribute_not_exists(through) OR through < :to)',
     names: { '#count': 'count' },
-    values: { ':entity': 'contactEventCount', ':to': to, ':n': n },
+    values: {
+      ':entity': 'contactEventCount',
+      ':to': batch.to,
+      ':n': n,
+      ...(numbered ? { ':seq': batch.seq } : {}),
+    },
   });
 }
 
@@ -352,15 +406,116 @@ export async function contactEventTotal(
   return Math.max(0, Number(item?.count ?? 0)) + newer;
 }
 
-/** Ends an applied batch: the tally now stands at its `to`. False when another run ended it. */
+/**
+ * Ends an applied batch: the tally's first pass (or its second, for a settle batch) now stands at
+ * its `to`. False when another run ended it.
+ */
 export async function finishTally(deps: StoreDeps, projectId: string, batch: TallyBatch) {
   return deps.store.writeIf({
     update: keys.eventTally(projectId),
-    expression: 'SET through = :to REMOVE pending',
+    expression: `SET ${batch.kind === 'settle' ? 'settled' : 'through'} = :to REMOVE pending`,
     if: 'pending.#id = :id',
     names: { '#id': 'id' },
     values: { ':to': batch.to, ':id': batch.id },
   });
+}
+
+/** A tally window's events are kept for the second pass this long (it needs them for minutes). */
+const TALLY_WINDOW_TTL_SECONDS = 24 * 3600;
+
+/** What a first-pass batch counted: the events it met, after `from` and up to `to`. */
+export interface TallyWindow {
+  readonly from: string;
+  readonly to: string;
+  /** `eventMark` of each event met, concatenated. */
+  readonly marks: string;
+}
+
+/** Characters of one `eventMark`. */
+export const EVENT_MARK_LENGTH = 8;
+
+/**
+ * A short fingerprint of an event's position (48 bits of its SHA-256), as tally windows hold them:
+ * 8 bytes an event. An event the first pass missed is taken for one it met only if its mark is
+ * among those of the windows read with it (50,000 at most): about once in 5 billion such events.
+ */
+export function eventMark(position: string): string {
+  return createHash('sha256').update(position).digest('base64url').slice(0, EVENT_MARK_LENGTH);
+}
+
+/** Every mark of `windows`' events. */
+export function windowMarks(windows: readonly TallyWindow[]): Set<string> {
+  const marks = new Set<string>();
+  for (const w of windows)
+    for (let i = 0; i < w.marks.length; i += EVENT_MARK_LENGTH)
+      marks.add(w.marks.slice(i, i + EVENT_MARK_LENGTH));
+  return marks;
+}
+
+/**
+ * Stores a first-pass batch's window (the same again when the batch is applied again). Only a
+ * begun batch has one: the second pass takes every window as counted.
+ */
+async function putTallyWindow(deps: StoreDeps, projectId: string, batch: TallyBatch): Promise<void> {
+  if (!batch.window) return;
+  const window: TallyWindow = { from: batch.window.from, to: batch.to, marks: batch.window.marks };
+  await deps.store.write({
+    put: {
+      ...keys.eventTallyWindow(projectId, batch.to, batch.id),
+      entity: 'eventTallyWindow',
+      ...window,
+      // From the batch's end (a position starts with its time), so every write of it is the same.
+      expiresAt: Math.floor(Date.parse(batch.to.slice(0, 24)) / 1000) + TALLY_WINDOW_TTL_SECONDS,
+    },
+  });
+}
+
+/**
+ * The windows of first-pass batches that end after `after` and at `upTo` or before, oldest end
+ * first, at most `limit` (one strongly consistent query).
+ */
+export async function tallyWindows(
+  deps: StoreDeps,
+  projectId: string,
+  after: string,
+  upTo: string,
+  limit: number,
+): Promise<TallyWindow[]> {
+  const prefix = keys.eventTallyWindowPrefix;
+  // `W#<to>#<batch id>`: ids sort below `~`, so `W#<after>#~` is past every window ending at `after`.
+  const out = await deps.store.query(
+    {
+      partition: keys.eventTally(projectId).pk,
+      sort: { between: [`${prefix}${after}#~`, `${prefix}${upTo}#~`] },
+      consistent: true,
+    },
+    { limit },
+  );
+  return out.items.map((i) => ({ from: String(i.from), to: String(i.to), marks: String(i.marks ?? '') }));
+}
+
+/** Windows one `countedEvents` reads at most: the first pass's last few minutes. */
+const COUNTED_WINDOWS = 1000;
+
+/**
+ * Which events the counters include, for removing events from them: those up to the second
+ * pass's position, those the first pass met after it (its windows), and those flagged `counted`.
+ * A pending batch is finished first (applying it is idempotent).
+ */
+export async function countedEvents(
+  deps: StoreDeps,
+  projectId: string,
+): Promise<{ readonly settled: string; counts(position: string, flagged: boolean): boolean }> {
+  const state = await settledTally(deps, projectId);
+  const marks =
+    state.through > state.settled
+      ? windowMarks(await tallyWindows(deps, projectId, state.settled, state.through, COUNTED_WINDOWS))
+      : new Set<string>();
+  return {
+    settled: state.settled,
+    counts: (position, flagged) =>
+      flagged || position <= state.settled || (position <= state.through && marks.has(eventMark(position))),
+  };
 }
 
 /** An event as the tally reads it from the time index. */
@@ -481,13 +636,14 @@ export async function anyEventNamed(deps: StoreDeps, projectId: string, name: st
 }
 
 /**
- * The tally's position with no batch pending: a pending batch is finished first (applying it is
- * idempotent), so the counters include exactly the events up to `through` and those flagged.
+ * The tally's state with no batch pending: a pending batch is finished first (applying it is
+ * idempotent), so the counters include exactly the events up to `settled`, those the first pass
+ * met up to `through` (`countedEvents`) and those flagged.
  */
-export async function settledTally(deps: StoreDeps, projectId: string): Promise<string> {
+export async function settledTally(deps: StoreDeps, projectId: string): Promise<TallyState> {
   for (let attempt = 0; attempt < 4; attempt++) {
     const state = await getTallyState(deps, projectId);
-    if (!state.pending) return state.through;
+    if (!state.pending) return state;
     await applyTally(deps, projectId, state.pending);
     await finishTally(deps, projectId, state.pending);
   }
@@ -497,9 +653,9 @@ export async function settledTally(deps: StoreDeps, projectId: string): Promise<
 /**
  * Deletes events by key; returns those that existed (a redelivered job deletes nothing twice,
  * so counters are lowered once per event), and lowers the name and hour counters by those the
- * counters include: up to the tally's position in the time index (or flagged `counted`, as late
- * events were before they were indexed at their write time). An event the tally has not
- * reached is simply gone before it is counted. (A tally batch that begins between the position's
+ * counters include (`countedEvents`: met by the tally, or flagged `counted`, as late events were
+ * before they were indexed at their write time). An event the tally has not met is simply gone
+ * before it is counted. (A tally batch that begins between the position's
  * read and the delete, and reads the event before it goes, counts it once more: a window of one
  * request, documented in the README.)
  *
@@ -514,7 +670,7 @@ export async function deleteEvents(
   items: readonly Key[],
 ): Promise<EventRecord[]> {
   if (items.length === 0) return [];
-  const through = await settledTally(deps, projectId);
+  const counters = await countedEvents(deps, projectId);
   const usage: SendUsage = {};
   const deleted: EventRecord[] = [];
   const counted: EventRecord[] = [];
@@ -531,8 +687,9 @@ export async function deleteEvents(
       deleted.push(event);
       // Its place in the time index (its write time when it was written late).
       const position = String(old[keyAttributes('eventsByTime').sortKey] ?? eventPosition(event));
-      if (position <= through) tallied.push(event);
-      if (old.counted === true || position <= through) counted.push(event);
+      // In its contact's count: read by the second pass, which alone keeps those.
+      if (position <= counters.settled) tallied.push(event);
+      if (counters.counts(position, old.counted === true)) counted.push(event);
       else if (typeof old.tallyUsage === 'string')
         countSend(usage, event.createdAt, old.tallyUsage as SendCategory);
     }
@@ -574,16 +731,16 @@ async function lowerCount(deps: StoreDeps, key: Key, by: number) {
 }
 
 /**
- * Sets a name's registry count to the number of its stored events that the counters include (up
- * to the tally's position, or flagged `counted`), and removes the item when that is none. The
+ * Sets a name's registry count to the number of its stored events that the counters include
+ * (`countedEvents`), and removes the item when that is none. The
  * write is conditional on the count read before counting, so a count added meanwhile (a tally
  * batch, a late event) is never lost: the loop starts over.
  */
 export async function reconcileNameCount(deps: StoreDeps, projectId: string, name: string): Promise<number> {
   for (let attempt = 0; attempt < 8; attempt++) {
-    const through = await settledTally(deps, projectId);
+    const counters = await countedEvents(deps, projectId);
     const before = await getEventName(deps, projectId, name);
-    const actual = await countCountedEventsNamed(deps, projectId, name, through);
+    const actual = await countCountedEventsNamed(deps, projectId, name, counters);
     const expected = before ? { ':seen': before.count } : {};
     const key = keys.eventName(projectId, name);
     if (actual === 0 && !before) return 0;
@@ -610,19 +767,38 @@ export async function reconcileNameCount(deps: StoreDeps, projectId: string, nam
 /** Positions sort below this (they start with a year). */
 const AFTER_ALL = '~';
 
-async function countCountedEventsNamed(deps: StoreDeps, projectId: string, name: string, through: string) {
+/**
+ * The events of a name the counters include: a count of those up to the second pass's position,
+ * and a read of those after it (the last few minutes', and any flagged).
+ */
+async function countCountedEventsNamed(
+  deps: StoreDeps,
+  projectId: string,
+  name: string,
+  counters: Awaited<ReturnType<typeof countedEvents>>,
+) {
   const partition = keys.eventNameIndex(projectId, name);
-  const [tallied, flagged] = await Promise.all([
-    deps.store.count({ index: 'eventsByName', partition, sort: { between: [TALLY_START, through] } }),
+  const sortKey = keyAttributes('eventsByName').sortKey;
+  const [settled, after] = await Promise.all([
     deps.store.count({
       index: 'eventsByName',
       partition,
-      sort: { between: [`${through}\u0000`, AFTER_ALL] },
-      filter: 'counted = :counted',
-      values: { ':counted': true },
+      sort: { between: [TALLY_START, counters.settled] },
     }),
+    (async () => {
+      let n = 0;
+      const query = {
+        index: 'eventsByName',
+        partition,
+        sort: { between: [`${counters.settled}\u0000`, AFTER_ALL] },
+        attributes: [sortKey, 'counted'],
+      } as const;
+      for await (const item of deps.store.queryAll(query))
+        if (counters.counts(String(item[sortKey]), item.counted === true)) n++;
+      return n;
+    })(),
   ]);
-  return tallied + flagged;
+  return settled + after;
 }
 
 /** A page of the project's events, newest first; with `name`, of that name only. */

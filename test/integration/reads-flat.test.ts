@@ -76,7 +76,7 @@ describe('GET /events/contact/{id}', () => {
     const large = await newContact('thousand@flat.test');
     await reads.meter.unmetered(() => seedEvents(small, 100));
     await reads.meter.unmetered(() => seedEvents(large, 1000));
-    await settleEventCounts(rt);
+    await settleEventCounts(rt, rt.projectId, { secondPass: true });
 
     const smallPage = await rt.api('GET', `/events/contact/${small}`);
     const largePage = await rt.api('GET', `/events/contact/${large}`);

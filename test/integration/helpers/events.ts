@@ -1,17 +1,27 @@
 import { expect } from 'vitest';
-import { TALLY_DELAY_S, tallyJobMessage } from '../../../shared/events/tally';
+import { TALLY_SETTLE_DELAY_S, TALLY_SETTLE_MS, tallyJobMessage } from '../../../shared/events/tally';
 import { enqueue } from '../../../shared/jobs/registry';
 import { createProject } from '../../../shared/projects/repository';
 import type { ApiOptions, Json, LocalTestRuntime } from './local';
 
 /**
  * Lets a project's event counters catch up with its events (shared/events/tally.ts): moves the
- * clock past the tally's delay (which runs the tally its events armed, if it still waits), runs
+ * clock past the tally's delays (which runs the tally its events armed, if it still waits), runs
  * one more tally for the project (the armed one may have run already, before its events settled:
- * tests shrink queue delays but not the clock), and waits for the queue.
+ * tests shrink queue delays but not the clock), and waits for the queue. With `secondPass`, then
+ * moves the clock on past the second pass's settle time and runs the tally again, so the second
+ * pass (the contacts' event counts, and any event the first pass missed) has met them too.
  */
-export async function settleEventCounts(rt: LocalTestRuntime, projectId = rt.projectId): Promise<void> {
-  await rt.runtime.clock.advance(TALLY_DELAY_S);
+export async function settleEventCounts(
+  rt: LocalTestRuntime,
+  projectId = rt.projectId,
+  options: { secondPass?: boolean } = {},
+): Promise<void> {
+  await rt.runtime.clock.advance(TALLY_SETTLE_DELAY_S);
+  await enqueue(rt.deps, tallyJobMessage, { projectId });
+  await rt.drain();
+  if (!options.secondPass) return;
+  await rt.runtime.clock.advance(TALLY_SETTLE_MS / 1000 + 1);
   await enqueue(rt.deps, tallyJobMessage, { projectId });
   await rt.drain();
 }

@@ -18,7 +18,12 @@ import {
 import { jobs as eventJobs } from '../../../shared/events/jobs';
 import { defineListener, type EventListener, ListenerRegistry } from '../../../shared/events/registry';
 import type { EventRecord } from '../../../shared/events/repository';
-import { TALLY_JOB } from '../../../shared/events/tally';
+import {
+  TALLY_ARM_INTERVAL_MS,
+  TALLY_DELAY_S,
+  TALLY_JOB,
+  TALLY_SETTLE_DELAY_S,
+} from '../../../shared/events/tally';
 import { allJobs } from '../../../shared/jobs/catalog';
 import type { JobMeta } from '../../../shared/jobs/registry';
 import type { Deps } from '../../../shared/ports';
@@ -137,23 +142,35 @@ describe('emit', () => {
     const { m, deps } = depsWith([recorder('other', ['contact.*']).listener]);
     const e = event('signup');
     await emit(deps, e);
-    expect(m.queue.sent).toEqual([TALLY_ARMED]);
+    // A tally message for each pass (shared/events/tally.ts).
+    expect(m.queue.sent).toEqual([TALLY_ARMED, TALLY_ARMED]);
     expect(m.item(eventKey(e))).toMatchObject({ id: e.id, name: 'signup' });
     expect(m.item(eventKey(e))?.counted).toBeUndefined();
-    // The tally message, then one conditional write: no read, and the counters are the tally's.
-    expect(m.log.map((s) => s.op)).toEqual(['send', 'put']);
+    // The tally messages, then one conditional write: no read, and the counters are the tally's.
+    expect(m.log.map((s) => s.op)).toEqual(['send', 'send', 'put']);
     expect(m.item(keys.eventName('p1', 'signup'))).toBeUndefined();
   });
 
-  it('arms the tally once a minute per instance and project', async () => {
+  it('arms the first pass once an interval and the second pass once a minute, per instance and project', async () => {
     const { m, deps } = depsWith([]);
+    const both = [TALLY_DELAY_S, TALLY_SETTLE_DELAY_S];
+    const at = (ms: number) => ({ ...deps, clock: clockAt(1000 + ms) });
     await emit(deps, event('a'));
     await emit(deps, event('b'));
-    await emit({ ...deps, clock: clockAt(59_000) }, event('c'));
-    expect(m.queue.sent).toEqual([TALLY_ARMED]);
-    await emit({ ...deps, clock: clockAt(61_500) }, event('d'));
-    await emit(deps, event('e', { projectId: 'p2' }));
-    expect(m.queue.sent).toEqual([TALLY_ARMED, TALLY_ARMED, { type: TALLY_JOB, projectId: 'p2' }]);
+    await emit(at(TALLY_ARM_INTERVAL_MS - 100), event('c'));
+    expect(m.queue.sent).toEqual([TALLY_ARMED, TALLY_ARMED]);
+    expect(m.queue.delays).toEqual(both);
+    await emit(at(TALLY_ARM_INTERVAL_MS), event('d'));
+    await emit(at(59_900), event('e'));
+    expect(m.queue.delays).toEqual([...both, TALLY_DELAY_S, TALLY_DELAY_S]);
+    await emit(at(60_000), event('f'));
+    expect(m.queue.delays).toEqual([...both, TALLY_DELAY_S, TALLY_DELAY_S, TALLY_SETTLE_DELAY_S]);
+    await emit(deps, event('g', { projectId: 'p2' }));
+    expect(m.queue.sent.slice(-2)).toEqual([
+      { type: TALLY_JOB, projectId: 'p2' },
+      { type: TALLY_JOB, projectId: 'p2' },
+    ]);
+    expect(m.queue.sent).toHaveLength(7);
   });
 
   it('indexes an event written late at its write time, where the tally will meet it, and counts nothing', async () => {
@@ -192,8 +209,9 @@ describe('emit', () => {
     expect(m.queue.sent).toEqual([
       { type: DISPATCH_EVENT_JOB, event: e, listeners: ['a', 'c'] },
       TALLY_ARMED,
+      TALLY_ARMED,
     ]);
-    expect(m.log.map((s) => s.op)).toEqual(['send', 'send', 'put']);
+    expect(m.log.map((s) => s.op)).toEqual(['send', 'send', 'send', 'put']);
     expect(m.item(eventKey(e))).toBeDefined();
   });
 

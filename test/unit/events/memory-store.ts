@@ -14,7 +14,8 @@ export type Step =
 
 export interface Memory {
   readonly store: Store;
-  readonly queue: QueuePort & { readonly sent: QueueMessage[] };
+  /** `sent`: the messages, in order; `delays`: each one's `delaySeconds` (0 when none). */
+  readonly queue: QueuePort & { readonly sent: QueueMessage[]; readonly delays: number[] };
   /** Every store request and queue send, in order. */
   readonly log: Step[];
   /** The item at `key`, if any. */
@@ -143,11 +144,14 @@ export function memory(): Memory {
     count: () => Promise.reject(new Error('memory store: queries are not supported')),
   });
   const sent: QueueMessage[] = [];
+  const delays: number[] = [];
   const queue = {
     sent,
-    async send(_queue: string, message: QueueMessage) {
+    delays,
+    async send(_queue: string, message: QueueMessage, options?: { delaySeconds?: number }) {
       log.push({ op: 'send', message });
       sent.push(structuredClone(message));
+      delays.push(options?.delaySeconds ?? 0);
     },
   };
   return {

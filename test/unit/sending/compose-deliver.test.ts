@@ -323,13 +323,14 @@ describe('deliverEmail', () => {
     const { m, deps } = setup(fakeMailer('ses-1'), { listeners });
     const email = await composed(deps);
     await deliverEmail(deps, email, quick);
-    // The dispatch, then the tally armed to count the event (shared/events/tally.ts).
+    // The dispatch, then the tally armed (both passes) to count the event (shared/events/tally.ts).
     expect(m.queue.sent).toEqual([
       {
         type: DISPATCH_EVENT_JOB,
         event: expect.objectContaining({ id: email.ids.sentEvent, name: 'email.sent' }),
         listeners: ['activity'],
       },
+      { type: 'events.tally', projectId: 'p1' },
       { type: 'events.tally', projectId: 'p1' },
     ]);
   });
