@@ -159,7 +159,12 @@ const utf8 = (text: string) => tlv(0x0c, Buffer.from(text, 'utf8'));
 
 /** A positive INTEGER from big-endian bytes. */
 function integer(bytes: Buffer): Buffer {
-  return tlv(0x02, bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+  // DER's minimal form: no leading zero byte unless the next one has its high bit set (a random
+  // serial starting 0x00 0x1f was otherwise unreadable, about one certificate in 500).
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0 && !(bytes[start + 1]! & 0x80)) start++;
+  const minimal = bytes.subarray(start);
+  return tlv(0x02, minimal[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 function oid(dotted: string): Buffer {
