@@ -34,7 +34,7 @@ async function call(method: string, path: string, body?: unknown, auth: Auth = {
     headers: {
       ...('key' in auth
         ? { authorization: `Bearer ${auth.key}` }
-        : { cookie: auth.cookie, 'x-project-id': auth.projectId }),
+        : { cookie: auth.cookie, 'x-project-id': auth.projectId, 'x-requested-with': 'sesame-bench' }),
       'content-type': 'application/json',
     },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -32,7 +32,11 @@ export type SesameClient = Client<paths>;
 export function createSesameClient(options: SesameClientOptions): SesameClient {
   const headers: Record<string, string> = {};
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  if (options.session) headers.cookie = `sesame_session=${options.session}`;
+  if (options.session) {
+    headers.cookie = `sesame_session=${options.session}`;
+    // Signed in by the cookie, a request that changes something must carry it (any value).
+    headers['x-requested-with'] = 'sesame-client';
+  }
   if (options.projectId) headers['x-project-id'] = options.projectId;
   return createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),

@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   INVALID_CREDENTIALS: 'Wrong email or password',
   TOO_MANY_LOGIN_ATTEMPTS: 'Too many failed logins for this address; wait and retry',
   FORBIDDEN: "The caller's role does not allow this",
+  CSRF_HEADER_MISSING:
+    'A request signed in with the session cookie that changes something carries no X-Requested-With header',
   PROJECT_DISABLED: 'The project is disabled; its keys are refused',
   SIGNUP_DISABLED: 'Signup is closed on this deployment',
   NOT_FOUND: 'No such route, or no such thing in this project',

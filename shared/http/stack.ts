@@ -19,6 +19,7 @@ import { sourceMappedStack } from '../stack-trace';
 import { type Authenticators, type Principal, routeAuthenticators } from './auth';
 import { authenticateSession, notSignedIn, type SessionPrincipal } from './auth/session';
 import { isPreflight, preflightHeaders } from './cors';
+import { csrfHeaderMissing, csrfRefusal } from './csrf';
 import { declaredDeps } from './ports';
 import { RateLimiter, type RateLimitState, rateLimitHeaders } from './rate-limit';
 import { errorResponse, type HttpResult } from './response';
@@ -280,6 +281,16 @@ export function httpGroup(
       const auth = authByRoute.get(event.routeKey) ?? 'none';
       if (auth === 'none') return;
       const s = stateOf(event);
+      if (
+        auth !== 'public' &&
+        csrfHeaderMissing({
+          method: event.requestContext.http.method,
+          headers: event.headers,
+          cookies: event.cookies ?? [],
+          session: auth === 'session',
+        })
+      )
+        throw csrfRefusal();
       if (auth === 'session') {
         s.session = await authenticateSession(scoped, { cookies: event.cookies ?? [] });
         return;

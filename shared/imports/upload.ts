@@ -13,6 +13,7 @@ import { AppError } from '../errors';
 import { ApiKeyAuthenticator, type Principal, ProjectDisabledError } from '../http/auth';
 import { authenticateProjectSession } from '../http/auth/project-session';
 import { cookieValue } from '../http/auth/session';
+import { CSRF_MESSAGE, csrfHeaderMissing } from '../http/csrf';
 import { consumeRateLimit } from '../http/rate-limit';
 import { scheduleJob } from '../jobs/registry';
 import type { Deps } from '../ports';
@@ -155,12 +156,17 @@ export async function authorizeImportUpload(
     policyDocument: policy('Deny', event.methodArn),
     context: { code, message, at: deps.clock.now().toISOString() },
   });
+  const cookies = (headers.cookie ?? '').split(';').filter((c) => c.trim() !== '');
+  // As on every other route (shared/http/csrf.ts): signed in by the cookie, the upload (a POST,
+  // the only method of its route) needs the header.
+  if (csrfHeaderMissing({ method: 'POST', headers, cookies, session: false }))
+    return deny('unknown', 'CSRF_HEADER_MISSING', CSRF_MESSAGE);
   let principal: Principal;
   try {
     principal = await uploadAuthenticator(deps).authenticate({
       headers,
       // REST API events carry the request's Cookie header as it came: `a=1; b=2`.
-      cookies: (headers.cookie ?? '').split(';').filter((c) => c.trim() !== ''),
+      cookies,
       sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
     });
   } catch (error) {

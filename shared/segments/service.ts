@@ -15,7 +15,6 @@ import {
 import { definitionItems } from '../definitions/repository';
 import { badRequest, conflict, notFound, validationError } from '../errors';
 import { emit } from '../events/emit';
-import type { EventRecord } from '../events/repository';
 import type { Deps } from '../ports';
 import { sleep } from '../store/store';
 import { announceMembership } from './announce';

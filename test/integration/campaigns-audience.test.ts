@@ -25,7 +25,6 @@ import {
   campaignBody,
   campaignProject,
   createCampaign,
-  mailCounts,
   seedProjectContacts,
   sendNow,
 } from './helpers/campaigns';

@@ -222,7 +222,7 @@ describe('the event tally', () => {
     await expect(runTally(faults.inject(rt.deps), p.id)).rejects.toThrow('simulated crash');
     const sent: { delaySeconds?: number }[] = [];
     const queue = {
-      send: async (_: string, m: unknown, o?: { delaySeconds?: number }) => void sent.push(o ?? {}),
+      send: async (_: string, _message: unknown, o?: { delaySeconds?: number }) => void sent.push(o ?? {}),
     };
     const writes: string[] = [];
     const watched = watchedDeps(

@@ -55,7 +55,7 @@ describe('POST /contacts/import with a session', () => {
     expect(await found(email)).toBe(0);
   });
 
-  it('refuses a non-member, an unknown project, a missing X-Project-Id and a forged cookie, creating no job', async () => {
+  it('refuses a non-member, an unknown project, a missing X-Project-Id, a forged cookie and a cookie without X-Requested-With, creating no job', async () => {
     const owner = await signup('owner');
     const stranger = await signup('stranger');
     const email = uniqueEmail('never');
@@ -64,6 +64,12 @@ describe('POST /contacts/import with a session', () => {
       [{ cookie: stranger.cookie, 'x-project-id': 'no-such-project' }, 403, 'NOT_FOUND'],
       [{ cookie: stranger.cookie }, 403, 'BAD_REQUEST'],
       [{ cookie: `${stranger.cookie}x`, 'x-project-id': stranger.projectId }, 401, undefined],
+      // A member's own project, but without the header a cross-site form cannot send.
+      [
+        { cookie: owner.cookie, 'x-project-id': owner.projectId, 'x-requested-with': '' },
+        403,
+        'CSRF_HEADER_MISSING',
+      ],
       [{}, 401, undefined],
     ] as const) {
       const res = await uploadAs(headers, `email\n${email}\n`);
