@@ -83,6 +83,13 @@ export const TALLY_PENDING_FRESH_MS = 20_000;
  * its own a moment later. Each batch costs about 7 write units however few events it holds.
  */
 export const TALLY_FAST_SPACING_MS = 1_000;
+/**
+ * How many times in a row a message leaves a batch to another run before it applies the batch
+ * itself (harmless: each counter takes a batch once). Without a bound, a batch whose run was
+ * killed would be deferred until it is no longer fresh, by messages that SQS may deliver twice:
+ * every delivery would send a message of its own, doubling them each second.
+ */
+export const TALLY_MAX_DEFERRALS = 3;
 /** How long a run that met a batch in another run's hands waits before it tries again. */
 const DEFER_DELAY_S = 1;
 /** First-pass windows one settle batch reads at most. */
@@ -98,6 +105,8 @@ export const tallyJobMessage = defineJobMessage({
     projectId: z.string().check(z.minLength(1)),
     /** Sent by a run that came within the first pass's spacing: this one runs the pass whatever. */
     spaced: z.optional(z.literal(true)),
+    /** How many runs before this message left a batch to another run (`TALLY_MAX_DEFERRALS`). */
+    deferrals: z.optional(z.number().check(z.int(), z.minimum(0))),
   }),
 });
 
@@ -315,13 +324,13 @@ function inOtherHands(batch: TallyBatch, now: Date): boolean {
  * time, then the second; when more remain than one message's share, continues in a new message.
  * Two runs at once are safe: one begins each batch, and either may apply and end it; a run that
  * meets a batch another run began moments ago leaves it to that run and tries again a second
- * later ('deferred'), as does the first pass of a run that comes within `TALLY_FAST_SPACING_MS` of
+ * later ('deferred', at most `TALLY_MAX_DEFERRALS` times in a row), as does the first pass of a run that comes within `TALLY_FAST_SPACING_MS` of
  * its last batch.
  */
 export async function runTally(
   deps: Deps,
   projectId: string,
-  options: { readonly spaced?: boolean } = {},
+  options: { readonly spaced?: boolean; readonly deferrals?: number } = {},
 ): Promise<'done' | 'continued' | 'deferred'> {
   let fastDone = false;
   /** Milliseconds until the first pass may begin its next batch, when this run came too soon. */
@@ -332,8 +341,14 @@ export async function runTally(
       fastLater = spacingLeft(state, deps.clock.now());
       if (fastLater > 0) fastDone = true;
     }
-    if (state.pending && inOtherHands(state.pending, deps.clock.now())) {
-      await enqueue(deps, tallyJobMessage, { projectId }, { delaySeconds: DEFER_DELAY_S });
+    const deferrals = options.deferrals ?? 0;
+    if (state.pending && deferrals < TALLY_MAX_DEFERRALS && inOtherHands(state.pending, deps.clock.now())) {
+      const next = {
+        projectId,
+        deferrals: deferrals + 1,
+        ...(options.spaced ? { spaced: true as const } : {}),
+      };
+      await enqueue(deps, tallyJobMessage, next, { delaySeconds: DEFER_DELAY_S });
       return 'deferred';
     }
     if (state.pending) {
@@ -372,6 +387,6 @@ export async function runTally(
 export const tallyJob = defineJob({
   ...tallyJobMessage,
   run: async (deps, m) => {
-    await runTally(deps, m.projectId, { spaced: m.spaced === true });
+    await runTally(deps, m.projectId, { spaced: m.spaced === true, deferrals: m.deferrals ?? 0 });
   },
 });

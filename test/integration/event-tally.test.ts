@@ -15,6 +15,7 @@ import {
   runTally,
   TALLY_BATCH_EVENTS,
   TALLY_FAST_SETTLE_MS,
+  TALLY_MAX_DEFERRALS,
   TALLY_PENDING_FRESH_MS,
   TALLY_SETTLE_DELAY_S,
   TALLY_SETTLE_MS,
@@ -212,7 +213,7 @@ describe('the event tally', () => {
     expect(await p.names()).toEqual(['y:25', 'x:1']);
   });
 
-  it('a run that meets a batch another run began moments ago leaves it to that run, and tries again a second later', async () => {
+  it('a run that meets a batch another run began moments ago leaves it to that run, and tries again a second later, a few times at most', async () => {
     const p = await freshProject('in-hand');
     const contact = rt.deps.ids.uuid();
     await seed(p.id, contact, 'h', 3);
@@ -233,7 +234,12 @@ describe('the event tally', () => {
     expect(writes).toEqual([]);
     expect(sent).toEqual([{ delaySeconds: 1 }]);
     expect(await p.names()).toEqual([]);
-    // Later, its run is taken to have stopped: the next run finishes the batch.
+    // Not forever, though (a killed run's batch stays fresh a while, and SQS may deliver each of
+    // these messages twice): after its last deferral a message applies the batch itself.
+    expect(await runTally(watched, p.id, { deferrals: TALLY_MAX_DEFERRALS - 1 })).toBe('deferred');
+    expect(await runTally(watched, p.id, { deferrals: TALLY_MAX_DEFERRALS })).toBe('done');
+    expect(await p.names()).toEqual(['h:3']);
+    // Applied once, though the run that began it may finish it too.
     await pastFresh();
     expect(await runTally(rt.deps, p.id)).toBe('done');
     expect(await p.names()).toEqual(['h:3']);
