@@ -31,7 +31,7 @@ import { fastTimings, type LocalRuntime, startLocal } from '../shared/local/runt
 import { createProject } from '../shared/projects/repository';
 import { renderMessage } from '../shared/sending/compose';
 import { meterCapacity, type WriteRecord } from './capacity';
-import { contactItems, labelJobs, putItems, queueWorkers } from './local';
+import { apiCaller, contactItems, labelJobs, putItems, queueWorkers } from './local';
 
 const RECIPIENTS = Number(process.env.CAMPAIGN_RECIPIENTS ?? 10_000);
 const METERED = Number(process.env.METERED_RECIPIENTS ?? 2_000);
@@ -90,16 +90,7 @@ async function project(rt: LocalRuntime, tag: string, n: number) {
     items.push(...contactItems(p.id, `reader${i}@${tag}.bench.example.org`, dataOf(i), at).items);
   }
   await putItems(rt, items);
-  const call = async (method: string, path: string, json?: unknown) => {
-    const res = await fetch(`${rt.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const out = (await res.json()) as Record<string, unknown>;
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
-    return out;
-  };
+  const call = apiCaller(rt.url, secretKey);
   return { id: p.id, from: `news@${domain}`, call };
 }
 

@@ -26,7 +26,7 @@ import { enqueue } from '../shared/jobs/registry';
 import { type LocalRuntime, startLocal } from '../shared/local/runtime';
 import { createProject } from '../shared/projects/repository';
 import { meterCapacity, type WriteRecord } from './capacity';
-import { contactItems, putItems, queueWorkers } from './local';
+import { apiCaller, contactItems, putItems, queueWorkers } from './local';
 
 const RECIPIENTS = Number(process.env.COUNTS_RECIPIENTS ?? 10_000);
 const METERED = Number(process.env.METERED_RECIPIENTS ?? 2_000);
@@ -63,16 +63,7 @@ async function project(rt: LocalRuntime, tag: string, n: number) {
         .items,
     );
   await putItems(rt, items);
-  const call = async (method: string, path: string, json?: unknown, key = secretKey) => {
-    const res = await fetch(`${rt.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const out = (await res.json()) as Record<string, unknown>;
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
-    return out;
-  };
+  const call = apiCaller(rt.url, secretKey);
   return { id: p.id, from: `news@${domain}`, publicKey, call };
 }
 

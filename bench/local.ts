@@ -79,3 +79,20 @@ export function contactItems(
     ],
   };
 }
+
+/**
+ * A JSON call to the runtime's API with `secretKey` (or the key given per call), throwing on an
+ * error status: how the benches drive the API through HTTP.
+ */
+export function apiCaller(url: string, secretKey: string) {
+  return async (method: string, path: string, json?: unknown, key = secretKey) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const out = (await res.json()) as Record<string, unknown>;
+    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
+    return out;
+  };
+}

@@ -31,7 +31,7 @@ import { seedVerifiedDomain } from '../shared/domains/repository';
 import { fastTimings, type LocalRuntime, startLocal } from '../shared/local/runtime';
 import { createProject } from '../shared/projects/repository';
 import { meterCapacity, type WriteRecord } from './capacity';
-import { contactItems, putItems, queueWorkers } from './local';
+import { apiCaller, contactItems, putItems, queueWorkers } from './local';
 import {
   label,
   overall,
@@ -222,16 +222,7 @@ async function project(runtime: LocalRuntime, tag: string, n: number) {
     );
   }
   await putItems(runtime, items);
-  const call = async (method: string, path: string, json?: unknown, key = secretKey) => {
-    const res = await fetch(`${runtime.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const out = (await res.json()) as Record<string, unknown>;
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(out)}`);
-    return out;
-  };
+  const call = apiCaller(runtime.url, secretKey);
   return {
     id: p.id,
     from: `hello@${domain}`,

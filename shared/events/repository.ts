@@ -420,6 +420,12 @@ export async function finishTally(deps: StoreDeps, projectId: string, batch: Tal
   });
 }
 
+/** Applies a begun batch and ends it (either is idempotent, so a batch may be completed twice). */
+export async function completeTally(deps: StoreDeps, projectId: string, batch: TallyBatch): Promise<void> {
+  await applyTally(deps, projectId, batch);
+  await finishTally(deps, projectId, batch);
+}
+
 /** A tally window's events are kept for the second pass this long (it needs them for minutes). */
 const TALLY_WINDOW_TTL_SECONDS = 24 * 3600;
 
@@ -644,8 +650,7 @@ export async function settledTally(deps: StoreDeps, projectId: string): Promise<
   for (let attempt = 0; attempt < 4; attempt++) {
     const state = await getTallyState(deps, projectId);
     if (!state.pending) return state;
-    await applyTally(deps, projectId, state.pending);
-    await finishTally(deps, projectId, state.pending);
+    await completeTally(deps, projectId, state.pending);
   }
   throw new Error(`The event tally of project ${projectId} kept changing`);
 }

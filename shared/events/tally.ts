@@ -38,12 +38,11 @@ import { defineJob, defineJobMessage, enqueue } from '../jobs/registry';
 import type { Deps } from '../ports';
 import type { StoreDeps } from '../store/store';
 import {
-  applyTally,
   beginTally,
+  completeTally,
   countSend,
   eventMark,
   eventsToTally,
-  finishTally,
   getTallyState,
   hourOf,
   type SendUsage,
@@ -194,9 +193,12 @@ class BatchSum {
     if (e.tallyUsage) countSend(this.usage, e.createdAt, e.tallyUsage);
   }
 
-  batch(head: Pick<TallyBatch, 'id' | 'seq' | 'kind' | 'to' | 'window' | 'begunAt'>): TallyBatch {
+  /** The batch, numbered after `state` and begun `now`. */
+  batch(state: TallyState, now: Date, head: Pick<TallyBatch, 'id' | 'kind' | 'to' | 'window'>): TallyBatch {
     return {
       ...head,
+      seq: state.seq + 1,
+      begunAt: now.toISOString(),
       names: this.names,
       hours: this.hours,
       hourMetrics: this.hourMetrics,
@@ -263,13 +265,8 @@ async function nextFastBatch(
   // second pass's).
   const to = full ? last : upTo;
   if (to <= state.through) return undefined;
-  const batch = sum.batch({
-    id: deps.ids.uuid(),
-    seq: state.seq + 1,
-    to,
-    begunAt: deps.clock.now().toISOString(),
-  });
-  return { batch: { ...batch, window: { from: state.through, marks: marks.join('') } }, full };
+  const window = { from: state.through, marks: marks.join('') };
+  return { batch: sum.batch(state, deps.clock.now(), { id: deps.ids.uuid(), to, window }), full };
 }
 
 /**
@@ -296,8 +293,7 @@ async function nextSettleBatch(
   });
   const to = full ? last : end;
   if (read > 0 && to <= state.settled) return undefined;
-  const head = { id: deps.ids.uuid(), seq: state.seq + 1, kind: 'settle' as const, to };
-  return { batch: sum.batch({ ...head, begunAt: deps.clock.now().toISOString() }), full };
+  return { batch: sum.batch(state, deps.clock.now(), { id: deps.ids.uuid(), kind: 'settle', to }), full };
 }
 
 /**
@@ -324,8 +320,8 @@ function inOtherHands(batch: TallyBatch, now: Date): boolean {
  * time, then the second; when more remain than one message's share, continues in a new message.
  * Two runs at once are safe: one begins each batch, and either may apply and end it; a run that
  * meets a batch another run began moments ago leaves it to that run and tries again a second
- * later ('deferred', at most `TALLY_MAX_DEFERRALS` times in a row), as does the first pass of a run that comes within `TALLY_FAST_SPACING_MS` of
- * its last batch.
+ * later ('deferred', at most `TALLY_MAX_DEFERRALS` times in a row), as does the first pass of a
+ * run that comes within `TALLY_FAST_SPACING_MS` of its last batch.
  */
 export async function runTally(
   deps: Deps,
@@ -352,16 +348,14 @@ export async function runTally(
       return 'deferred';
     }
     if (state.pending) {
-      await applyTally(deps, projectId, state.pending);
-      await finishTally(deps, projectId, state.pending);
+      await completeTally(deps, projectId, state.pending);
       batches++;
       continue;
     }
     const fast = fastDone ? undefined : await nextFastBatch(deps, projectId, state);
     if (fast) {
       if (!(await beginTally(deps, projectId, state, fast.batch))) continue;
-      await applyTally(deps, projectId, fast.batch);
-      await finishTally(deps, projectId, fast.batch);
+      await completeTally(deps, projectId, fast.batch);
       batches++;
       if (!fast.full) fastDone = true;
       continue;
@@ -375,8 +369,7 @@ export async function runTally(
       return 'deferred';
     }
     if (!(await beginTally(deps, projectId, state, settle.batch))) continue;
-    await applyTally(deps, projectId, settle.batch);
-    await finishTally(deps, projectId, settle.batch);
+    await completeTally(deps, projectId, settle.batch);
     batches++;
   }
   await enqueue(deps, tallyJobMessage, { projectId });

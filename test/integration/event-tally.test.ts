@@ -37,6 +37,16 @@ const freshProject = (name: string) => freshEventsProject(rt, name);
 /** Moves the clock past the time a pending batch is left to the run that began it. */
 const pastFresh = () => rt.runtime.clock.advance(TALLY_PENDING_FRESH_MS / 1000 + 1);
 
+/** An event of the project's contact, at `at`. */
+const eventAt = (projectId: string, contactId: string, name: string, at: Date): EventRecord => ({
+  id: rt.deps.ids.uuid(),
+  projectId,
+  contactId,
+  name,
+  data: {},
+  createdAt: at.toISOString(),
+});
+
 /** Events written straight to the store, `ageMs` before now (settled: older than the settle time). */
 async function seed(
   projectId: string,
@@ -47,16 +57,8 @@ async function seed(
 ) {
   const at = rt.deps.clock.now().getTime() - ageMs;
   for (let i = 0; i < n; i++) {
-    const event: EventRecord = {
-      id: rt.deps.ids.uuid(),
-      projectId,
-      contactId,
-      name,
-      data: {},
-      createdAt: new Date(at + i).toISOString(),
-    };
     // Written "on time" (the writer's clock at the event's time): left to the tally.
-    await putEvent(rt.deps, event, new Date(at + i));
+    await putEvent(rt.deps, eventAt(projectId, contactId, name, new Date(at + i)), new Date(at + i));
   }
 }
 
@@ -301,14 +303,7 @@ describe('the event tally', () => {
 describe('the second pass', () => {
   /** An event of `ageMs` ago written now, as a slow write lands: not late enough to be re-indexed. */
   async function land(projectId: string, contactId: string, name: string, ageMs: number) {
-    const event: EventRecord = {
-      id: rt.deps.ids.uuid(),
-      projectId,
-      contactId,
-      name,
-      data: {},
-      createdAt: new Date(rt.deps.clock.now().getTime() - ageMs).toISOString(),
-    };
+    const event = eventAt(projectId, contactId, name, new Date(rt.deps.clock.now().getTime() - ageMs));
     expect(await putEvent(rt.deps, event, rt.deps.clock.now())).toBe(true);
     return event;
   }
