@@ -84,12 +84,14 @@ export const TALLY_PENDING_FRESH_MS = 20_000;
 export const TALLY_FAST_SPACING_MS = 1_000;
 /**
  * How many times in a row a message leaves a batch to another run before it applies the batch
- * itself (harmless: each counter takes a batch once). Without a bound, a batch whose run was
- * killed would be deferred until it is no longer fresh, by messages that SQS may deliver twice:
- * every delivery would send a message of its own, doubling them each second.
+ * itself (harmless: each counter takes a batch once, though each refused write is paid). Each
+ * wait doubles (`DEFER_DELAY_S`, then 2, 4 and 8 s: 15 s in all, about the time a batch stays
+ * fresh). Without a bound, a batch whose run was killed would be deferred until it is no longer
+ * fresh by messages that SQS may deliver twice, every delivery sending one of its own: the bound
+ * and the doubling waits keep that to a few generations.
  */
-export const TALLY_MAX_DEFERRALS = 3;
-/** How long a run that met a batch in another run's hands waits before it tries again. */
+export const TALLY_MAX_DEFERRALS = 4;
+/** How long a run that met a batch in another run's hands first waits before it tries again. */
 const DEFER_DELAY_S = 1;
 /** First-pass windows one settle batch reads at most. */
 const SETTLE_WINDOWS = 50;
@@ -344,7 +346,7 @@ export async function runTally(
         deferrals: deferrals + 1,
         ...(options.spaced ? { spaced: true as const } : {}),
       };
-      await enqueue(deps, tallyJobMessage, next, { delaySeconds: DEFER_DELAY_S });
+      await enqueue(deps, tallyJobMessage, next, { delaySeconds: DEFER_DELAY_S * 2 ** deferrals });
       return 'deferred';
     }
     if (state.pending) {
